@@ -1,0 +1,140 @@
+"""One chat-completions request through the ``openai`` async client, and what its failures mean.
+
+The client is built with ``max_retries=0``: ragjudge retries itself so that every attempt is counted, budget
+checks happen before each one, and the format fallback can step in between. :func:`send` returns a
+:class:`~ragjudge.judges.llm_parse.Reply` or raises :class:`TransportError`, which says whether a retry can
+help and how long the server asked us to wait.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ragjudge.judges.llm_parse import Reply, TokenLogprob
+
+__all__ = ["TransportError", "backoff_delay", "parse_retry_after", "send"]
+
+_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+
+@dataclass
+class TransportError(Exception):
+    """A request that returned no usable completion.
+
+    ``kind`` is one of ``rate_limit``, ``server``, ``timeout``, ``connection``, ``bad_response``, ``client``.
+    """
+
+    kind: str
+    message: str
+    retryable: bool
+    status: int | None = None
+    retry_after: float | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait per ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date); None if absent."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        when = email.utils.parsedate_tz(value)
+        return None if when is None else max(0.0, email.utils.mktime_tz(when) - time.time())
+
+
+def backoff_delay(
+    retry: int, base: float, cap: float, retry_after: float | None, rng: random.Random
+) -> float:
+    """Delay before retry number ``retry`` (1-based).
+
+    The server's ``Retry-After`` wins when given (capped at ``cap``), with up to 10% added so that many
+    clients told the same time do not return at once; otherwise exponential backoff with equal jitter.
+    """
+    if retry_after is not None:
+        wait = min(retry_after, cap)
+        return wait + rng.uniform(0.0, 0.1 * wait)
+    ceiling = min(cap, base * 2 ** (retry - 1))
+    return rng.uniform(ceiling / 2, ceiling)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit] + "..."
+
+
+def _status_error(error: Any) -> TransportError:
+    status = int(error.status_code)
+    response = getattr(error, "response", None)
+    retry_after = parse_retry_after(getattr(response, "headers", None))
+    body = _short(getattr(response, "text", "") or str(error))
+    kind = "rate_limit" if status == 429 else "server" if status >= 500 else "client"
+    retryable = status >= 500 or status in _RETRYABLE_STATUS
+    return TransportError(kind, f"HTTP {status}: {body}", retryable, status, retry_after)
+
+
+def classify(error: Exception, openai: Any) -> TransportError:
+    """What an exception from the openai client means for retrying."""
+    if isinstance(error, openai.APITimeoutError):
+        return TransportError("timeout", "request timed out", True)
+    if isinstance(error, openai.APIConnectionError):
+        return TransportError("connection", f"connection error: {_short(str(error))}", True)
+    if isinstance(error, openai.APIStatusError):
+        return _status_error(error)
+    if isinstance(error, (openai.APIResponseValidationError, ValueError)):
+        return TransportError("bad_response", f"malformed response: {_short(str(error))}", True)
+    return TransportError("client", f"{type(error).__name__}: {_short(str(error))}", False)
+
+
+def _logprobs(choice: Any) -> tuple[TokenLogprob, ...] | None:
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return None
+    return tuple(
+        TokenLogprob(entry.token, float(entry.logprob),
+                     tuple((alt.token, float(alt.logprob)) for alt in (entry.top_logprobs or ())))
+        for entry in content
+    )
+
+
+def to_reply(completion: Any) -> Reply:
+    """The parts of a ``ChatCompletion`` ragjudge uses; no choices at all is a malformed response."""
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        raise TransportError("bad_response", "malformed response: no choices", True)
+    choice = choices[0]
+    usage = getattr(completion, "usage", None)
+    return Reply(
+        content=getattr(choice.message, "content", None) or "",
+        input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        finish_reason=getattr(choice, "finish_reason", None),
+        logprobs=_logprobs(choice),
+    )
+
+
+async def send(client: Any, request: dict[str, Any], timeout: float, openai: Any) -> Reply:
+    """Send one request; a :class:`Reply`, or :class:`TransportError` saying what went wrong."""
+    try:
+        completion = await client.chat.completions.create(**request, timeout=timeout)
+    except Exception as error:  # every failure is classified; none escapes unlabelled
+        raise classify(error, openai) from None
+    if isinstance(completion, str):  # the client hands back a non-JSON body as text
+        shown = _short(completion) or "empty body"
+        raise TransportError("bad_response", f"malformed response: {shown}", True)
+    return to_reply(completion)

@@ -1,0 +1,203 @@
+"""Running many LLM jobs at once: bounded concurrency, retries with backoff, one repair turn, a budget.
+
+Every job ends in exactly one :class:`Outcome`: ``ok`` with its parsed value, ``failed`` with the reason, or
+``skipped`` because the budget ran out. Nothing a server does (429, 5xx, timeouts, garbage) can make a job
+disappear or raise out of :meth:`Runner.run`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragjudge.judges.llm_client import TransportError, backoff_delay, send
+from ragjudge.judges.llm_formats import FormatLadder, response_format
+from ragjudge.judges.llm_options import LLMOptions
+from ragjudge.judges.llm_parse import ParseError, Reply
+from ragjudge.judges.llm_prompts import Message, repair_message
+from ragjudge.judges.llm_secrets import Redactor
+from ragjudge.records import Status, Usage
+
+__all__ = ["Budget", "Job", "Outcome", "RunStats", "Runner"]
+
+log = logging.getLogger("ragjudge.judges.llm")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One question for the model: its messages, the schema of the answer, and how to parse the reply.
+
+    ``parse`` returns a JSON-able value (it is what the cache stores) or raises :class:`ParseError`.
+    """
+
+    messages: list[Message]
+    schema: dict[str, Any]
+    schema_name: str
+    parse: Callable[[Reply], Any]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one job ended; ``value`` is set only when ``status`` is ``ok``."""
+
+    status: Status
+    value: Any = None
+    reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class RunStats:
+    """Counters over one judge's life: what was sent, retried, repaired, cached, and why things failed."""
+
+    requests: int = 0
+    retries: int = 0
+    repairs: int = 0
+    cache_hits: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
+
+
+class Budget:
+    """Spending so far against ``max_cost`` / ``max_tokens_total``; checked before every request.
+
+    Requests already in flight when the cap is reached still complete, so a run can overshoot by at most
+    ``max_concurrency`` requests.
+    """
+
+    def __init__(self, max_cost: float | None, max_tokens_total: int | None) -> None:
+        self.max_cost = max_cost
+        self.max_tokens_total = max_tokens_total
+        self.cost = 0.0
+        self.tokens = 0
+
+    def add(self, tokens: int, cost: float) -> None:
+        """Record what one reply used."""
+        self.tokens += tokens
+        self.cost += cost
+
+    def exhausted(self) -> str | None:
+        """Why no further request may be sent, or None while there is budget left."""
+        if self.max_cost is not None and self.cost >= self.max_cost:
+            return f"budget reached: max_cost {self.max_cost:g} (spent {self.cost:.6g})"
+        if self.max_tokens_total is not None and self.tokens >= self.max_tokens_total:
+            return f"budget reached: max_tokens_total {self.max_tokens_total} (used {self.tokens})"
+        return None
+
+
+class _Stop(Exception):
+    """Ends a job early with a status and reason (budget reached, retries exhausted, fatal error)."""
+
+    def __init__(self, status: Status, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class Runner:
+    """Runs jobs through one client: the settings, ladder, budget and stats are shared across batches."""
+
+    def __init__(self, client: Any, openai: Any, options: LLMOptions, ladder: FormatLadder, budget: Budget,
+                 stats: RunStats, redactor: Redactor) -> None:
+        self._client = client
+        self._openai = openai
+        self._opts = options
+        self._ladder = ladder
+        self._budget = budget
+        self._stats = stats
+        self._redact = redactor
+        self._sem = asyncio.Semaphore(options.max_concurrency)
+        self._rng = random.Random()
+
+    async def run(self, jobs: Sequence[Job], on_done: Callable[[int, Outcome], None]) -> list[Outcome]:
+        """Run every job; ``on_done(index, outcome)`` is called as each finishes (the cache writes there)."""
+        async def one(index: int, job: Job) -> Outcome:
+            outcome = await self._job(job)
+            self._stats.outcomes[outcome.status.value] += 1
+            on_done(index, outcome)
+            return outcome
+
+        return list(await asyncio.gather(*(one(i, job) for i, job in enumerate(jobs))))
+
+    async def _job(self, job: Job) -> Outcome:
+        usage = Usage()
+        try:
+            reply, usage = await self._request(job.messages, job, usage)
+            try:
+                return Outcome(Status.OK, job.parse(reply), usage=usage)
+            except ParseError as error:
+                first = self._redact(str(error))
+            self._stats.repairs += 1
+            turn = [*job.messages, {"role": "assistant", "content": reply.content}, repair_message(first)]
+            reply, usage = await self._request(turn, job, usage)
+            try:
+                return Outcome(Status.OK, job.parse(reply), usage=usage)
+            except ParseError as error:
+                return Outcome(Status.FAILED, reason=self._redact(
+                    f"unparseable reply, also after one repair turn: {error}"), usage=usage)
+        except _Stop as stop:
+            return Outcome(stop.status, reason=stop.reason, usage=usage)
+        except Exception as error:  # a bug must cost one item, never the run
+            log.exception("llm job failed unexpectedly")
+            reason = self._redact(f"{type(error).__name__}: {error}")
+            return Outcome(Status.FAILED, reason=reason, usage=usage)
+
+    async def _request(self, messages: list[Message], job: Job, usage: Usage) -> tuple[Reply, Usage]:
+        """One completion for ``messages``, retried as the error allows; returns it with the usage so far."""
+        retry = 0
+        while True:
+            reason = self._budget.exhausted()
+            if reason:
+                raise _Stop(Status.SKIPPED, reason)
+            mode, logprobs = self._ladder.mode, self._ladder.logprobs
+            usage = usage + Usage(requests=1)
+            try:
+                reply = await self._attempt(self._body(messages, job, mode, logprobs))
+            except TransportError as error:
+                error.message = self._redact(error.message)
+                self._stats.errors[error.kind] += 1
+                if self._ladder.rejected(mode, logprobs, error):
+                    continue
+                if not error.retryable or retry >= self._opts.max_retries:
+                    raise _Stop(Status.FAILED, f"{error.kind}: {error.message} "
+                                f"(after {retry + 1} attempt{'s' if retry else ''})") from None
+                retry += 1
+                self._stats.retries += 1
+                await self._sleep(retry, error)
+                continue
+            self._ladder.succeeded(mode, logprobs)
+            return reply, usage + self._spend(reply)
+
+    async def _attempt(self, body: dict[str, Any]) -> Reply:
+        async with self._sem:
+            self._stats.requests += 1
+            return await send(self._client, body, self._opts.timeout, self._openai)
+
+    def _spend(self, reply: Reply) -> Usage:
+        cost = self._opts.cost(reply.input_tokens, reply.output_tokens)
+        self._budget.add(reply.input_tokens + reply.output_tokens, cost)
+        return Usage(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens, cost=cost)
+
+    async def _sleep(self, retry: int, error: TransportError) -> None:
+        opts = self._opts
+        delay = backoff_delay(retry, opts.backoff_base, opts.backoff_max, error.retry_after, self._rng)
+        log.debug("retry %d after %s (%s) in %.2fs", retry, error.kind, error.message[:120], delay)
+        await asyncio.sleep(delay)
+
+    def _body(self, messages: list[Message], job: Job, mode: str, logprobs: bool) -> dict[str, Any]:
+        opts = self._opts
+        body: dict[str, Any] = {"model": opts.model, "messages": messages, "temperature": opts.temperature,
+                                "max_tokens": opts.max_tokens}
+        if opts.seed is not None:
+            body["seed"] = opts.seed
+        if logprobs:
+            body.update(logprobs=True, top_logprobs=5)
+        fmt = response_format(mode, job.schema, job.schema_name)
+        if fmt is not None:
+            body["response_format"] = fmt
+        return body
