@@ -23,7 +23,7 @@ from pydantic import Field
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from ragjudge.judges.base import Judge, JudgeOptions
-from ragjudge.records import Pair, Status, Task, Verdict
+from ragjudge.records import Pair, Status, Task, Verdict, trusted
 
 __all__ = ["TfidfJudge"]
 
@@ -105,13 +105,13 @@ class TfidfJudge(Judge):
         out = []
         for pair, score in zip(pairs, best.tolist()):
             if score < 0.0:
-                out.append(Verdict.model_construct(score=None, label=None, status=Status.SKIPPED,
+                out.append(trusted(Verdict, score=None, label=None, status=Status.SKIPPED,
                                                    reason="no word tokens to compare", rationale=None, usage=None))
                 continue
             support = pair.task is Task.SUPPORT
             threshold = self.options.threshold if support else self.options.relevance_threshold
             labels = ("supported", "unsupported") if support else ("relevant", "irrelevant")
-            out.append(Verdict.model_construct(score=score, label=labels[0] if score >= threshold else labels[1],
+            out.append(trusted(Verdict, score=score, label=labels[0] if score >= threshold else labels[1],
                                                status=Status.OK, reason=None, rationale=None, usage=None))
         return out
 

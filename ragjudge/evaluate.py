@@ -1,0 +1,99 @@
+"""The evaluation pipeline: samples in -> one batched judge call per metric per batch -> results out.
+
+:func:`score_batch` is the unit of work an engine schedules: it plans every metric's pairs for a batch of
+samples, judges each metric's distinct pairs in one call, and reduces them to outcomes. :func:`evaluate` runs
+it batch after batch on this machine, then aggregates once over all outcomes with :func:`summarise`, which is
+why another engine that runs the same batches elsewhere reports exactly the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragjudge.errors import DataError
+from ragjudge.metrics.base import Metric, Outcome
+from ragjudge.progress import Progress
+from ragjudge.records import Pair, Sample
+from ragjudge.results import EvaluationResult, summarise
+
+__all__ = ["assign_ids", "collect", "evaluate", "judge_plans", "score_batch"]
+
+
+def judge_plans(metric: Metric, samples: Sequence[Sample]) -> list[Outcome]:
+    """Plan ``metric`` on ``samples``, judge the distinct pairs in one call, reduce to one outcome per sample."""
+    plans = metric.plan(samples)
+    index: dict[Pair, int] = {}
+    for plan in plans:
+        if not isinstance(plan, Outcome):
+            for pair in plan:
+                index.setdefault(pair, len(index))
+    verdicts = metric.judge.judge(list(index)) if index and metric.judge is not None else []
+    outcomes = []
+    for sample, plan in zip(samples, plans):
+        if isinstance(plan, Outcome):
+            outcomes.append(plan)
+        else:
+            outcomes.append(metric.reduce(sample, plan, [verdicts[index[p]] for p in plan]))
+    return outcomes
+
+
+def score_batch(metrics: Sequence[Metric], samples: Sequence[Sample]) -> dict[str, list[Outcome]]:
+    """Every metric's outcomes on one batch of samples."""
+    return {metric.name: judge_plans(metric, samples) for metric in metrics}
+
+
+def assign_ids(samples: Sequence[Sample]) -> list[Sample]:
+    """Samples with an id each: input ids kept, the 1-based position for those without; ids must be unique."""
+    out: list[Sample] = []
+    seen: dict[str, int] = {}
+    for position, sample in enumerate(samples, start=1):
+        if sample.id is None:
+            sample = sample.model_copy(update={"id": str(position)})
+        sid = sample.id or ""
+        if sid in seen:
+            raise DataError(f"duplicate id {sid!r} (first at record {seen[sid]})", line=position, field="id")
+        seen[sid] = position
+        out.append(sample)
+    return out
+
+
+def evaluate(
+    samples: Sequence[Sample],
+    metrics: Sequence[Metric],
+    *,
+    batch_size: int = 256,
+    seed: int = 0,
+    resamples: int = 1000,
+    level: float = 0.95,
+    progress: bool | None = None,
+) -> EvaluationResult:
+    """Score ``samples`` with ``metrics`` locally, in batches; summaries carry means, intervals and counts.
+
+    ``progress`` shows a bar on standard error (``None``: only when it is a terminal). Nothing is dropped: every
+    sample has an outcome for every metric, scored, failed or skipped with a reason.
+    """
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    names = [m.name for m in metrics]
+    if len(set(names)) != len(names):
+        raise ValueError(f"metric names must be unique, got {names}")
+    samples = assign_ids(samples)
+    outcomes: dict[str, list[Outcome]] = {name: [] for name in names}
+    bar = Progress(len(samples), "evaluating", enabled=progress)
+    for start in range(0, len(samples), batch_size):
+        batch = samples[start:start + batch_size]
+        for name, found in score_batch(metrics, batch).items():
+            outcomes[name].extend(found)
+        bar.advance(len(batch))
+    bar.close()
+    return collect([s.id or "" for s in samples], metrics, outcomes, seed=seed, resamples=resamples, level=level)
+
+
+def collect(ids: list[str], metrics: Sequence[Metric], outcomes: dict[str, list[Outcome]], *, seed: int,
+            resamples: int, level: float) -> EvaluationResult:
+    """Aggregate per-sample outcomes into a result (the engine-independent last step)."""
+    summary = {
+        m.name: summarise(outcomes[m.name], m.describe()["judge"], seed=seed, resamples=resamples, level=level)
+        for m in metrics
+    }
+    return EvaluationResult(ids=ids, outcomes=outcomes, summary=summary)
