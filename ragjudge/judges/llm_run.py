@@ -90,6 +90,10 @@ class Budget:
         return None
 
 
+def _total(tally: list[Usage]) -> Usage:
+    return sum(tally, Usage())
+
+
 class _Stop(Exception):
     """Ends a job early with a status and reason (budget reached, retries exhausted, fatal error)."""
 
@@ -125,39 +129,49 @@ class Runner:
         return list(await asyncio.gather(*(one(i, job) for i, job in enumerate(jobs))))
 
     async def _job(self, job: Job) -> Outcome:
-        usage = Usage()
+        tally: list[Usage] = []  # one entry per request, kept whatever way the job ends
         try:
-            reply, usage = await self._request(job.messages, job, usage)
-            try:
-                return Outcome(Status.OK, job.parse(reply), usage=usage)
-            except ParseError as error:
-                first = self._redact(str(error))
-            self._stats.repairs += 1
-            turn = [*job.messages, {"role": "assistant", "content": reply.content}, repair_message(first)]
-            reply, usage = await self._request(turn, job, usage)
-            try:
-                return Outcome(Status.OK, job.parse(reply), usage=usage)
-            except ParseError as error:
-                return Outcome(Status.FAILED, reason=self._redact(
-                    f"unparseable reply, also after one repair turn: {error}"), usage=usage)
+            return Outcome(Status.OK, await self._answer(job, tally), usage=_total(tally))
         except _Stop as stop:
-            return Outcome(stop.status, reason=stop.reason, usage=usage)
+            return Outcome(stop.status, reason=stop.reason, usage=_total(tally))
         except Exception as error:  # a bug must cost one item, never the run
             log.exception("llm job failed unexpectedly")
             reason = self._redact(f"{type(error).__name__}: {error}")
-            return Outcome(Status.FAILED, reason=reason, usage=usage)
+            return Outcome(Status.FAILED, reason=reason, usage=_total(tally))
 
-    async def _request(self, messages: list[Message], job: Job, usage: Usage) -> tuple[Reply, Usage]:
-        """One completion for ``messages``, retried as the error allows; returns it with the usage so far."""
+    async def _answer(self, job: Job, tally: list[Usage]) -> Any:
+        """The parsed answer to ``job``, with one repair turn quoting the parse error; else :class:`_Stop`."""
+        reply = await self._request(job.messages, job, tally)
+        try:
+            return job.parse(reply)
+        except ParseError as error:
+            first = self._redact(str(error))
+        self._stats.repairs += 1
+        turn = [*job.messages, {"role": "assistant", "content": reply.content}, repair_message(first)]
+        reply = await self._request(turn, job, tally)
+        try:
+            return job.parse(reply)
+        except ParseError as error:
+            reason = self._redact(f"unparseable reply, also after one repair turn: {error}")
+            raise _Stop(Status.FAILED, reason) from None
+
+    async def _request(self, messages: list[Message], job: Job, tally: list[Usage]) -> Reply:
+        """One completion for ``messages``, retried as the error allows; each request goes into ``tally``."""
         retry = 0
         while True:
-            reason = self._budget.exhausted()
-            if reason:
-                raise _Stop(Status.SKIPPED, reason)
             mode, logprobs = self._ladder.mode, self._ladder.logprobs
-            usage = usage + Usage(requests=1)
             try:
-                reply = await self._attempt(self._body(messages, job, mode, logprobs))
+                async with self._sem:
+                    # Check the budget and read the ladder only now: while this request waited for a slot,
+                    # others may have spent the budget or stepped the format down.
+                    reason = self._budget.exhausted()
+                    if reason:
+                        raise _Stop(Status.SKIPPED, reason)
+                    mode, logprobs = self._ladder.mode, self._ladder.logprobs
+                    tally.append(Usage(requests=1))
+                    self._stats.requests += 1
+                    reply = await send(self._client, self._body(messages, job, mode, logprobs),
+                                       self._opts.timeout, self._openai)
             except TransportError as error:
                 error.message = self._redact(error.message)
                 self._stats.errors[error.kind] += 1
@@ -171,12 +185,8 @@ class Runner:
                 await self._sleep(retry, error)
                 continue
             self._ladder.succeeded(mode, logprobs)
-            return reply, usage + self._spend(reply)
-
-    async def _attempt(self, body: dict[str, Any]) -> Reply:
-        async with self._sem:
-            self._stats.requests += 1
-            return await send(self._client, body, self._opts.timeout, self._openai)
+            tally.append(self._spend(reply))
+            return reply
 
     def _spend(self, reply: Reply) -> Usage:
         cost = self._opts.cost(reply.input_tokens, reply.output_tokens)
