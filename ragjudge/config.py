@@ -14,6 +14,7 @@ A YAML (``.yaml``/``.yml``) or TOML (``.toml``) file, validated with pydantic::
     seed: 0
     batch_size: 256
     bootstrap: {resamples: 1000, level: 0.95}
+    engine: local                                        # or ray, with settings under ray: (see docs/ray.md)
 
 Unknown keys and bad values raise :class:`ConfigError` naming the file and the key path (``metrics.2.judge``).
 """
@@ -28,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ragjudge.engines.settings import RaySettings
 from ragjudge.errors import ConfigError, PluginError, RagJudgeError
 from ragjudge.judges.base import Judge
 from ragjudge.metrics import Metric, build_metric, is_generation_metric
@@ -82,7 +84,8 @@ class RunConfig(_Strict):
     seed: int = 0
     batch_size: int = Field(256, ge=1)
     bootstrap: BootstrapSpec = Field(default_factory=BootstrapSpec)
-    engine: Literal["local"] = "local"
+    engine: Literal["local", "ray"] = "local"
+    ray: RaySettings = Field(default_factory=RaySettings)
 
     _judge_shorthand = field_validator("judge", mode="before")(_shorthand)
 
@@ -175,7 +178,8 @@ def _metric(spec: MetricSpec, judge: Judge | None, path: str | Path | None, key:
 
 def with_overrides(config: RunConfig, *, metrics: list[str] | None = None, judge: str | None = None,
                    judge_options: Mapping[str, Any] | None = None, seed: int | None = None,
-                   batch_size: int | None = None) -> RunConfig:
+                   batch_size: int | None = None, engine: str | None = None,
+                   ray_address: str | None = None) -> RunConfig:
     """The config with command-line overrides applied (a given judge replaces every metric's judge)."""
     data = config.model_dump()
     if metrics:
@@ -191,4 +195,8 @@ def with_overrides(config: RunConfig, *, metrics: list[str] | None = None, judge
         data["seed"] = seed
     if batch_size is not None:
         data["batch_size"] = batch_size
+    if engine is not None:
+        data["engine"] = engine
+    if ray_address is not None:
+        data["ray"] = {**data["ray"], "address": ray_address}
     return parse_config(data, path="command line")

@@ -39,6 +39,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--output", "-o", help="write results: .json (full), .jsonl or .csv (per-sample rows)")
     p.add_argument("--seed", type=int, help="bootstrap seed (default 0)")
     p.add_argument("--batch-size", type=int, help="samples per judge batch (default 256)")
+    p.add_argument("--engine", choices=["local", "ray"], help="where batches run (default: local)")
+    p.add_argument("--ray-address", help="Ray cluster to join (default $RAY_ADDRESS, else a local Ray)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
     p.set_defaults(func=run)
 
@@ -52,7 +54,13 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config) if args.config else RunConfig()
     config = with_overrides(config, metrics=args.metrics, judge=args.judge,
                             judge_options=dict(parse_option(o) for o in args.judge_option),
-                            seed=args.seed, batch_size=args.batch_size)
+                            seed=args.seed, batch_size=args.batch_size, engine=args.engine,
+                            ray_address=args.ray_address)
+    if config.engine == "ray":
+        from ragjudge.engines.ray_engine import evaluate_ray
+
+        result = evaluate_ray(args.data, config, progress=not args.quiet, config_path=args.config)
+        return _report(result, args)
     samples = read_samples(args.data)
     metrics = build_metrics(config, path=args.config or "command line")
     try:
@@ -62,6 +70,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for judge in {id(m.judge): m.judge for m in metrics if m.judge is not None}.values():
             judge.close()
+    return _report(result, args)
+
+
+def _report(result: Any, args: argparse.Namespace) -> int:
+    """Write the result where asked and print the summary table."""
     if args.output:
         result.write(args.output)
     if not args.quiet:
