@@ -42,6 +42,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--engine", choices=["local", "ray"], help="where batches run (default: local)")
     p.add_argument("--ray-address", help="Ray cluster to join (default $RAY_ADDRESS, else a local Ray)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
+    p.add_argument("--human-labels", metavar="FILE", help="JSONL of {id, label} for some samples: print a "
+                   "prediction-powered (bias-corrected) mean and 95%% interval beside each judge mean")
     p.set_defaults(func=run)
 
 
@@ -79,6 +81,10 @@ def _report(result: Any, args: argparse.Namespace) -> int:
         result.write(args.output)
     if not args.quiet:
         print(format_summary(result.to_dict()["summary"]), file=sys.stdout)
+    if args.human_labels:
+        from ragjudge.metaeval.human import format_ppi, ppi_for_result, read_human_labels
+
+        print(format_ppi(result, ppi_for_result(result, read_human_labels(args.human_labels))))
     return 0
 
 
