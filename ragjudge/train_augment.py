@@ -1,0 +1,107 @@
+"""Hard negatives made from the premise itself, for ``ragjudge train --augment``.
+
+NLI corpora rarely contain the near-copy with one wrong detail that summarisation errors produce (SummEdits,
+CoGenSumm: a swapped name, a changed number, a dropped negation), so a model trained on them learns "high
+overlap = entailed". For a fraction of premises this module picks one sentence and emits a pair of examples:
+the sentence itself, or a clause of it (label 1), and the sentence with one small edit (label 0).
+
+Edits (the first that applies, tried in a random order): change a number, swap a capitalised name for another
+name from the same premise, add or drop a negation, swap a content word for another word of the premise.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from ragjudge.judges.nli_windows import split_sentences
+from ragjudge.train_data import Example
+
+__all__ = ["augment", "perturb"]
+
+_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
+_NAME = re.compile(r"(?<=\s)[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")
+_WORD = re.compile(r"\b[a-z]{5,}\b")
+_NEGATE = [(" is not ", " is "), (" was not ", " was "), (" are not ", " are "), (" were not ", " were "),
+           (" did not ", " did "), (" not ", " "), (" never ", " always "), (" is ", " is not "),
+           (" was ", " was not "), (" are ", " are not "), (" were ", " were not "), (" can ", " cannot "),
+           (" will ", " will not "), (" has ", " has not "), (" had ", " had not ")]
+
+
+def augment(examples: list[Example], fraction: float, seed: int) -> list[Example]:
+    """Positive / hard-negative pairs from ``fraction`` of the distinct premises (seeded, deterministic)."""
+    rng = random.Random(seed)
+    premises = sorted({e.premise for e in examples})
+    out = []
+    for premise in premises:
+        if rng.random() >= fraction:
+            continue
+        sentences = [s for s in split_sentences(premise) if 6 <= len(s.split()) <= 40]
+        if not sentences:
+            continue
+        sentence = rng.choice(sentences)
+        negative = perturb(sentence, premise, rng)
+        if negative is None:
+            continue
+        out.append(Example(premise, _positive(sentence, rng), 1, "augment"))
+        out.append(Example(premise, negative, 0, "augment"))
+    return out
+
+
+def _positive(sentence: str, rng: random.Random) -> str:
+    """The sentence, or (half the time) its first clause when that is a sentence of five words or more."""
+    head = sentence.split(",")[0].strip()
+    if rng.random() < 0.5 and head != sentence.strip() and len(head.split()) >= 5:
+        return head + "."
+    return sentence
+
+
+def perturb(sentence: str, premise: str, rng: random.Random) -> str | None:
+    """``sentence`` with one small meaning-changing edit, or None when no edit applies."""
+    edits = [_number, _name, _negation, _word]
+    rng.shuffle(edits)
+    for edit in edits:
+        changed = edit(sentence, premise, rng)
+        if changed is not None and changed != sentence:
+            return changed
+    return None
+
+
+def _number(sentence: str, premise: str, rng: random.Random) -> str | None:
+    found = list(_NUMBER.finditer(sentence))
+    if not found:
+        return None
+    match = rng.choice(found)
+    digits = match.group().replace(",", "")
+    value = float(digits) if "." in digits else int(digits)
+    new = value + rng.choice([-3, -2, -1, 1, 2, 5, 10]) if value > 10 else value + rng.choice([1, 2, 3])
+    text = f"{new:g}" if isinstance(new, float) else str(new)
+    return sentence[: match.start()] + text + sentence[match.end():]
+
+
+def _name(sentence: str, premise: str, rng: random.Random) -> str | None:
+    ours = list(_NAME.finditer(" " + sentence))
+    others = sorted({m.group() for m in _NAME.finditer(" " + premise)} - {m.group() for m in ours})
+    if not ours or not others:
+        return None
+    match = rng.choice(ours)
+    start, end = match.start() - 1, match.end() - 1  # offsets in the sentence, without the added space
+    return sentence[:start] + rng.choice(others) + sentence[end:]
+
+
+def _negation(sentence: str, premise: str, rng: random.Random) -> str | None:
+    padded = f" {sentence} "
+    for old, new in _NEGATE:
+        if old in padded:
+            return padded.replace(old, new, 1).strip()
+    return None
+
+
+def _word(sentence: str, premise: str, rng: random.Random) -> str | None:
+    ours = list(_WORD.finditer(sentence))
+    others = sorted(set(_WORD.findall(premise)) - set(_WORD.findall(sentence)))
+    if not ours or not others:
+        return None
+    match = rng.choice(ours)
+    replacement: str = rng.choice(others)
+    return sentence[: match.start()] + replacement + sentence[match.end():]

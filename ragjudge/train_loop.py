@@ -1,0 +1,109 @@
+"""The pieces of a training run that touch tensors: length-grouped batches, validation, saving the judge."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragjudge.judges.nli import METADATA_FILE
+from ragjudge.judges.nli_runtime import import_torch
+from ragjudge.train_data import Example
+
+__all__ = ["Batches", "evaluate", "save_judge", "update_metadata"]
+
+_GROUP = 50  # batches per length-sorting group: enough to pad little, few enough to keep the order random
+
+
+class Batches:
+    """Examples tokenised once; per epoch a seeded order where examples of similar length share a batch."""
+
+    def __init__(self, tokenizer: Any, examples: list[Example], max_length: int, batch_size: int,
+                 seed: int) -> None:
+        self.examples = examples
+        self.batch_size = batch_size
+        self.seed = seed
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        enc = tokenizer([e.premise for e in examples], [e.hypothesis for e in examples],
+                        truncation=True, max_length=max_length)
+        self.inputs = {k: list(enc[k]) for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc}
+        self.lengths = np.array([len(ids) for ids in self.inputs["input_ids"]], dtype=np.int64)
+        self.labels = np.array([e.label for e in examples], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return (len(self.examples) + self.batch_size - 1) // self.batch_size
+
+    def order(self, epoch: int) -> list[np.ndarray]:
+        """The epoch's batches as index arrays: shuffle, sort by length within groups, shuffle the batches."""
+        rng = np.random.default_rng([self.seed, epoch])
+        perm = rng.permutation(len(self.examples))
+        size = self.batch_size * _GROUP
+        batches: list[np.ndarray] = []
+        for start in range(0, len(perm), size):
+            chunk = perm[start : start + size]
+            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
+            batches.extend(chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size))
+        return [batches[i] for i in rng.permutation(len(batches))]
+
+    def epoch(self, epoch: int, skip: int = 0) -> Iterator[dict[str, Any]]:
+        """Padded tensor batches (with ``labels``) of one epoch, skipping the first ``skip`` (resume)."""
+        for rows in self.order(epoch)[skip:]:
+            yield self.tensors(rows, with_labels=True)
+
+    def in_order(self, size: int) -> Iterator[tuple[np.ndarray, dict[str, Any]]]:
+        """Length-sorted batches without labels, for evaluation."""
+        order = np.argsort(self.lengths, kind="stable")
+        for start in range(0, len(order), size):
+            rows = order[start : start + size]
+            yield rows, self.tensors(rows, with_labels=False)
+
+    def tensors(self, rows: np.ndarray, *, with_labels: bool) -> dict[str, Any]:
+        """The rows padded to their longest, as torch tensors."""
+        torch, _ = import_torch()
+        width = int(self.lengths[rows].max())
+        out = {}
+        for key, seqs in self.inputs.items():
+            grid = np.full((len(rows), width), self.pad_id if key == "input_ids" else 0, dtype=np.int64)
+            for r, row in enumerate(rows):
+                grid[r, : len(seqs[row])] = seqs[row]
+            out[key] = torch.from_numpy(grid)
+        if with_labels:
+            out["labels"] = torch.from_numpy(self.labels[rows])
+        return out
+
+
+def evaluate(model: Any, batches: Batches) -> dict[str, Any]:
+    """Validation AUC-ROC, balanced accuracy at 0.5 and size, from P(entailment)."""
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+    torch, _ = import_torch()
+    model.eval()
+    scores = np.zeros(len(batches.examples), dtype=np.float64)
+    with torch.inference_mode():
+        for rows, tensors in batches.in_order(64):
+            scores[rows] = torch.softmax(model(**tensors).logits.float(), dim=-1)[:, 1].numpy()
+    labels = batches.labels
+    auc = float(roc_auc_score(labels, scores)) if len(set(labels.tolist())) == 2 else float("nan")
+    balanced = float(balanced_accuracy_score(labels, scores >= 0.5))
+    return {"auc": round(auc, 4), "balanced_accuracy": round(balanced, 4), "n": int(len(labels))}
+
+
+def save_judge(model: Any, tokenizer: Any, directory: Path, metadata: dict[str, Any]) -> None:
+    """Save weights, tokenizer and ``ragjudge_nli.json``: a directory the ``nli`` judge loads as it is."""
+    directory.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    (directory / METADATA_FILE).write_text(json.dumps(metadata, indent=1), encoding="utf-8")
+
+
+def update_metadata(directory: Path, **extra: Any) -> dict[str, Any]:
+    """Add ``extra`` to the saved metadata (how the run ended) and return it all."""
+    path = directory / METADATA_FILE
+    metadata: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    metadata.update(extra)
+    if path.parent.is_dir():
+        path.write_text(json.dumps(metadata, indent=1), encoding="utf-8")
+    return metadata
