@@ -10,15 +10,17 @@ fallbacks are counted in :attr:`LLMClaimSplitter.fallbacks` with their reasons.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragjudge.judges.llm_engine import ClientFactory, KeyedJob, LLMEngine
 from ragjudge.judges.llm_options import LLMOptions
 from ragjudge.judges.llm_parse import Reply, parse_claims
 from ragjudge.judges.llm_prompts import CLAIMS_SCHEMA, claims_messages
 from ragjudge.judges.llm_run import Job, Outcome
-from ragjudge.metrics.claims import ClaimSplitter, SentenceSplitter
 from ragjudge.records import Status, Usage
+
+if TYPE_CHECKING:
+    from ragjudge.metrics.claims import ClaimSplitter
 
 __all__ = ["LLMClaimSplitter"]
 
@@ -37,7 +39,12 @@ class LLMClaimSplitter:
             self.options = options.model_copy(update=kwargs) if kwargs else options
         else:
             self.options = LLMOptions.model_validate({**(options or {}), **kwargs})
-        self.fallback: ClaimSplitter = fallback or SentenceSplitter()
+        if fallback is None:
+            # Imported here: the metrics package may import this module to wire it into config.
+            from ragjudge.metrics.claims import SentenceSplitter
+
+            fallback = SentenceSplitter()
+        self.fallback: ClaimSplitter = fallback
         self.engine = LLMEngine(self.options, client_factory)
         self.usage = Usage()
         self.fallbacks: list[str] = []
