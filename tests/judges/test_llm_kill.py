@@ -18,15 +18,16 @@ from ragjudge.records import Status
 N = 500
 CONCURRENCY = 4
 
-_RUN = """
+_RUN = f"""
 import sys
 sys.path.insert(0, sys.argv[3])
 from test_llm_faults import pairs
 from ragjudge.judges.llm import LLMJudge
-judge = LLMJudge(model="m", base_url=sys.argv[1], cache_path=sys.argv[2], logprobs=False, max_concurrency={c})
-judge.judge(pairs({n}))
+judge = LLMJudge(model="m", base_url=sys.argv[1], cache_path=sys.argv[2], logprobs=False,
+                 max_concurrency={CONCURRENCY})
+judge.judge(pairs({N}))
 print("finished")
-""".format(c=CONCURRENCY, n=N)
+"""
 
 
 def _cached(path: Path) -> int:

@@ -79,32 +79,31 @@ def test_support_batch_against_llama_cpp_then_request_free_rerun(llama_server: L
     assert counter.sent == sent_before  # the cache answered everything
     ok = [i for i, v in enumerate(verdicts) if v.status is Status.OK]
     assert [rerun[i].label for i in ok] == [verdicts[i].label for i in ok]
-    assert all(rerun[i].usage is not None and rerun[i].usage.cached for i in ok)
+    assert all(getattr(rerun[i].usage, "cached", False) for i in ok)
 
 
 def test_llama_cpp_honours_the_verdict_schema(llama_server: LlamaServer) -> None:
     import openai
 
-    client = openai.OpenAI(base_url=llama_server.base_url, api_key="sk-no-key-required", max_retries=0)
-    messages: Any = support_messages("The Moon orbits the Earth.", ["The Moon is Earth's only natural satellite."])
+    client: Any = openai.OpenAI(  # Any: llama.cpp's schema extension is not in openai's types
+        base_url=llama_server.base_url, api_key="sk-no-key-required", max_retries=0)
+    messages: Any = support_messages("The Moon orbits the Earth.", ["The Moon is Earth's only satellite."])
+    request: dict[str, Any] = {"model": llama_server.model, "messages": messages, "max_tokens": 64,
+                               "temperature": 0}
     completion = client.chat.completions.create(
-        model=llama_server.model, messages=messages, max_tokens=64, temperature=0,
-        response_format={"type": "json_object", "schema": VERDICT_SCHEMA},  # type: ignore[typeddict-unknown-key]
-    )
+        **request, response_format={"type": "json_object", "schema": VERDICT_SCHEMA})
     reply = json.loads(completion.choices[0].message.content or "")
     assert set(reply) == {"verdict", "rationale"} and reply["verdict"] in ("yes", "no")
     assert completion.usage is not None and completion.usage.prompt_tokens > 50
     with pytest.raises(openai.InternalServerError):  # the limit the judge has to detect
-        client.chat.completions.create(
-            model=llama_server.model, messages=messages, max_tokens=16,
-            response_format={"type": "json_schema", "json_schema": {"name": "v", "schema": VERDICT_SCHEMA}},
-        )
+        standard = {"type": "json_schema", "json_schema": {"name": "v", "schema": VERDICT_SCHEMA}}
+        client.chat.completions.create(**request, response_format=standard)
 
 
 def test_relevance_with_logprobs_and_claim_splitting(llama_server: LlamaServer, tmp_path: Path) -> None:
     counter = CountingClient(llama_server.base_url)
     judge = _judge(llama_server, tmp_path / "c.db", counter, logprobs=True, max_tokens=32)
-    [verdict] = judge.judge([Pair.relevance("What is the capital of France?", "Paris is the capital of France.")])
+    [verdict] = judge.judge([Pair.relevance("What is the capital of France?", "Paris is its capital.")])
     assert verdict.status is Status.OK or verdict.reason
     if verdict.status is Status.OK:
         assert verdict.score is not None and 0.0 <= verdict.score <= 1.0
