@@ -19,7 +19,7 @@ from typing import Any
 __all__ = ["Windower", "split_sentences"]
 
 # A sentence ends at . ! ? (maybe then closing quotes/brackets) before whitespace, or at a newline.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\s*\n\s*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+|\s*\n\s*")
 
 
 def split_sentences(text: str) -> list[str]:
