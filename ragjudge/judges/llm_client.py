@@ -9,6 +9,7 @@ help and how long the server asked us to wait.
 from __future__ import annotations
 
 import email.utils
+import json
 import random
 import time
 from dataclasses import dataclass
@@ -101,40 +102,59 @@ def classify(error: Exception, openai: Any) -> TransportError:
     return TransportError("client", f"{type(error).__name__}: {_short(str(error))}", False)
 
 
-def _logprobs(choice: Any) -> tuple[TokenLogprob, ...] | None:
-    content = getattr(getattr(choice, "logprobs", None), "content", None)
+def _alternatives(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(entry.get("top_logprobs") or ())
+
+
+def _logprobs(choice: dict[str, Any]) -> tuple[TokenLogprob, ...] | None:
+    content = (choice.get("logprobs") or {}).get("content")
     if not content:
         return None
     return tuple(
-        TokenLogprob(entry.token, float(entry.logprob),
-                     tuple((alt.token, float(alt.logprob)) for alt in (entry.top_logprobs or ())))
+        TokenLogprob(str(entry["token"]), float(entry["logprob"]),
+                     tuple((str(alt["token"]), float(alt["logprob"])) for alt in _alternatives(entry)))
         for entry in content
     )
 
 
-def to_reply(completion: Any) -> Reply:
-    """The parts of a ``ChatCompletion`` ragjudge uses; no choices at all is a malformed response."""
-    choices = getattr(completion, "choices", None)
-    if not choices:
-        raise TransportError("bad_response", "malformed response: no choices", True)
-    choice = choices[0]
-    usage = getattr(completion, "usage", None)
-    return Reply(
-        content=getattr(choice.message, "content", None) or "",
-        input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        finish_reason=getattr(choice, "finish_reason", None),
-        logprobs=_logprobs(choice),
-    )
+def to_reply(data: Any) -> Reply:
+    """The parts of a chat-completion JSON body ragjudge uses; anything else is a malformed response."""
+    try:
+        choice = data["choices"][0]
+        usage = data.get("usage") or {}
+        return Reply(
+            content=(choice.get("message") or {}).get("content") or "",
+            input_tokens=int(usage.get("prompt_tokens") or 0),
+            output_tokens=int(usage.get("completion_tokens") or 0),
+            finish_reason=choice.get("finish_reason"),
+            logprobs=_logprobs(choice),
+        )
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as error:
+        message = f"malformed response: {type(error).__name__}: {error}"
+        raise TransportError("bad_response", message, True) from None
+
+
+def response_class() -> Any:
+    """The HTTP response class of the openai client's transport (httpx2 in openai 3, httpx before)."""
+    try:
+        import httpx2
+    except ImportError:
+        import httpx as httpx2  # type: ignore[no-redef]
+    return httpx2.Response
 
 
 async def send(client: Any, request: dict[str, Any], timeout: float, openai: Any) -> Reply:
-    """Send one request; a :class:`Reply`, or :class:`TransportError` saying what went wrong."""
+    """Send one request; a :class:`Reply`, or :class:`TransportError` saying what went wrong.
+
+    The body goes through the client's low-level ``post`` and the reply is read as plain JSON: the typed
+    ``chat.completions.create`` path spends several milliseconds of CPU per request transforming parameters
+    and building response models, which dominated ragjudge's own overhead at high concurrency. Authentication,
+    status errors and timeouts are still the client's.
+    """
     try:
-        completion = await client.chat.completions.create(**request, timeout=timeout)
+        response = await client.post("/chat/completions", body=request, cast_to=response_class(),
+                                     options={"timeout": timeout})
+        data = json.loads(response.content)
     except Exception as error:  # every failure is classified; none escapes unlabelled
         raise classify(error, openai) from None
-    if isinstance(completion, str):  # the client hands back a non-JSON body as text
-        shown = _short(completion) or "empty body"
-        raise TransportError("bad_response", f"malformed response: {shown}", True)
-    return to_reply(completion)
+    return to_reply(data)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import LlamaServer
+from llama_server import LlamaServer
 
 from ragjudge.judges.llm import LLMJudge
 from ragjudge.judges.llm_claims import LLMClaimSplitter

@@ -1,0 +1,146 @@
+"""Throughput and overhead of the ``llm`` judge.
+
+1. ``--n-llama`` support judgements (default 200) against a real llama.cpp server (Gemma 3 270M), cold, then
+   again with the warm cache.
+2. ``--n`` judgements (default 2,000) against the scripted server (tests/judges/fault_server.py, run as its
+   own process) with ``--latency`` (default 200 ms) per reply, at concurrency 1, 8 and 32. At concurrency 1
+   the run is latency-bound at 5 requests/s, so it uses ``--n-serial`` judgements (default 200).
+3. The 2,000 again from the warm cache.
+
+Columns: requests/s and tokens/s; ideal = the latency-bound rate (concurrency / latency); of ideal = measured /
+ideal; speed-up = measured / the serial ideal (1 / latency); overhead = (wall - n x latency / concurrency) / n,
+the wall time per request that is not the server's; cpu = this process's CPU time per request (ragjudge and
+the openai client together, whatever the machine's load).
+
+    python benchmarks/llm_judge.py                # everything
+    python benchmarks/llm_judge.py --n-llama 0    # scripted server only
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "judges"))
+
+from ragjudge.judges.llm import LLMJudge  # noqa: E402
+from ragjudge.records import Pair, Verdict  # noqa: E402
+
+PREMISE = ("The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is named "
+           "after the engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889. ")
+
+
+def support_pairs(n: int, tag: str = "") -> list[Pair]:
+    """``n`` distinct, realistically sized support pairs (three premises of about 40 words each)."""
+    return [Pair.support(f"The Eiffel Tower was completed in {1800 + i % 200} ({tag}{i}).",
+                         [PREMISE + f"Fact {i}.", PREMISE, "It is 330 metres tall."]) for i in range(n)]
+
+
+@dataclass
+class Row:
+    """One measured run."""
+
+    name: str
+    n: int
+    concurrency: int
+    wall: float
+    cpu: float
+    requests: int
+    tokens: int
+    ok: int
+    latency: float | None = None
+
+    def cells(self) -> list[str]:
+        rate = self.requests / self.wall if self.wall else 0.0
+        cells = [self.name, str(self.n), str(self.concurrency), f"{self.wall:.2f}", str(self.requests),
+                 f"{rate:.1f}", f"{self.tokens / self.wall:.0f}", f"{self.ok}/{self.n}"]
+        if self.latency:
+            ideal = self.concurrency / self.latency
+            overhead = (self.wall - self.n * self.latency / self.concurrency) / self.n
+            cells += [f"{ideal:.0f}", f"{rate / ideal:.0%}", f"{rate * self.latency:.1f}x", f"{overhead * 1e3:.2f}"]
+        else:
+            cells += ["", "", "", ""]
+        return [*cells, f"{self.cpu / self.n * 1e3:.2f}"]
+
+
+HEADER = ["run", "n", "conc", "wall s", "requests", "req/s", "tok/s", "ok", "ideal req/s", "of ideal",
+          "speed-up", "overhead ms/req", "cpu ms/req"]
+
+
+def measure(name: str, judge: LLMJudge, pairs: list[Pair], latency: float | None = None) -> Row:
+    """Judge ``pairs`` once and time it."""
+    before = judge.stats.requests
+    wall, cpu = time.perf_counter(), time.process_time()
+    verdicts: list[Verdict] = judge.judge(pairs)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    tokens = sum(v.usage.input_tokens + v.usage.output_tokens for v in verdicts if v.usage)
+    ok = sum(1 for v in verdicts if v.status.value == "ok")
+    return Row(name, len(pairs), judge.options.max_concurrency, wall, cpu, judge.stats.requests - before, tokens,
+               ok, latency)
+
+
+def scripted(args: argparse.Namespace, workdir: Path) -> list[Row]:
+    """The scripted server in its own process, at each concurrency, then the warm-cache rerun."""
+    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "judges" / "fault_server.py"),
+                               "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline().split()[1])
+        options: dict[str, Any] = {"model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "logprobs": False}
+        rows = []
+        for concurrency in (1, 8, 32):
+            n = args.n_serial if concurrency == 1 else args.n
+            cache = workdir / f"scripted-{concurrency}.sqlite"
+            judge = LLMJudge(options, max_concurrency=concurrency, cache_path=str(cache))
+            rows.append(measure("scripted", judge, support_pairs(n, f"c{concurrency}-"), args.latency))
+        warm = LLMJudge(options, max_concurrency=32, cache_path=str(workdir / "scripted-32.sqlite"))
+        rows.append(measure("scripted warm cache", warm, support_pairs(args.n, "c32-")))
+        return rows
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def llama(args: argparse.Namespace, workdir: Path) -> list[Row]:
+    """The real llama.cpp server: cold, then from the warm cache."""
+    from llama_server import start_llama, stop_llama
+
+    server, proc = start_llama(workdir)
+    try:
+        options: dict[str, Any] = {"model": server.model, "base_url": server.base_url, "logprobs": False,
+                                   "max_tokens": 64, "timeout": 300, "max_concurrency": 2,
+                                   "cache_path": str(workdir / "llama.sqlite")}
+        pairs = support_pairs(args.n_llama)
+        return [measure("llama.cpp cold", LLMJudge(options), pairs),
+                measure("llama.cpp warm cache", LLMJudge(options), pairs)]
+    finally:
+        stop_llama(proc)
+
+
+def main() -> None:
+    """Run the benchmark and print a markdown table."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--n-serial", type=int, default=200)
+    parser.add_argument("--n-llama", type=int, default=200)
+    parser.add_argument("--latency", type=float, default=0.2)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ragjudge-bench-") as tmp:
+        rows = scripted(args, Path(tmp))
+        if args.n_llama:
+            rows += llama(args, Path(tmp))
+    print("| " + " | ".join(HEADER) + " |")
+    print("|" + "---|" * len(HEADER))
+    for row in rows:
+        print("| " + " | ".join(row.cells()) + " |")
+
+
+if __name__ == "__main__":
+    main()
