@@ -74,7 +74,7 @@ def read_dataset(ray: Any, source: Source) -> tuple[Any, str]:
     if not paths:
         raise DataError("no input to evaluate")
     if all(p.lower().endswith((".jsonl", ".ndjson")) for p in paths):
-        ds = ray.data.read_text(paths).filter(lambda row: bool(row["text"].strip()))
+        ds = ray.data.read_text(paths).map_batches(ray_worker.drop_blank_lines, batch_format="pyarrow")
         return ds, ray_worker.LINES
     if all(p.lower().endswith(".parquet") or not Path(p).suffix for p in paths):
         return ray.data.read_parquet(paths), ray_worker.COLUMNS

@@ -23,7 +23,10 @@ from ragjudge.evaluate import score_batch
 from ragjudge.metrics.base import Metric, Outcome
 from ragjudge.records import Sample, Status, Usage
 
-__all__ = ["ScoreActor", "decode_outcome", "encode_outcome", "records_of", "score_records", "score_task"]
+__all__ = [
+    "ScoreActor", "decode_outcome", "drop_blank_lines", "encode_outcome", "records_of", "score_records",
+    "score_task",
+]
 
 LINES = "lines"  # a batch with one ``text`` column of JSON lines (read_text, in-memory samples)
 COLUMNS = "columns"  # a batch whose columns are the record's fields (Parquet)
@@ -66,6 +69,13 @@ def records_of(table: Any, fmt: str) -> list[Any]:
         except json.JSONDecodeError as error:
             records.append(DataError(f"invalid JSON: {error.msg} (column {error.colno})"))
     return records
+
+
+def drop_blank_lines(table: Any) -> Any:
+    """The rows of a ``text`` batch that hold more than whitespace (the local reader skips the others)."""
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+    return table.filter(pc.not_equal(pc.utf8_trim_whitespace(table.column("text")), ""))
 
 
 def _sample(record: Any) -> Sample | str:

@@ -1,0 +1,197 @@
+"""The Ray engine against the local one: same input, same per-sample outcomes, same summaries, byte for byte.
+
+Ray runs locally with 2 CPUs and no dashboard, started once for the module. ``tfidf`` with ``idf="batch"`` is
+the batching oracle: its scores depend on which samples share a batch, so it only agrees with the local engine
+if Ray scores exactly the local engine's batches. The NLI judge is a tiny random BERT built here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragjudge.config import build_metrics, parse_config
+from ragjudge.data import read_samples
+from ragjudge.engines import ray_worker
+from ragjudge.engines.local import evaluate_local
+from ragjudge.errors import ConfigError, MissingDependencyError
+from ragjudge.records import Sample, Status
+
+WORDS = ("the cat sat on mat dog ran in park paris is capital of france berlin germany a and not was it "
+         "blue red green sky sun moon big small one two three").split()
+
+
+def _sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 9))) + "."
+
+
+def make_samples(n: int, seed: int = 0) -> list[Sample]:
+    """Samples whose answers reuse context sentences some of the time; some without id, some unscorable."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        contexts = [" ".join(_sentence(rng) for _ in range(3)) for _ in range(rng.randint(0, 3))]
+        pool = [s + "." for c in contexts for s in c.split(".") if s.strip()] or [_sentence(rng)]
+        answer = " ".join(rng.choice(pool) if rng.random() < 0.6 else _sentence(rng) for _ in range(2))
+        out.append(Sample(id=None if i % 4 == 0 else f"q{i}", question=_sentence(rng), contexts=contexts,
+                          answer=answer if i % 17 else ""))
+    return out
+
+
+def write_jsonl(samples: list[Sample], path: Path) -> Path:
+    path.write_text("".join(s.model_dump_json(exclude_none=True) + "\n" for s in samples), encoding="utf-8")
+    return path
+
+
+def write_parquet(samples: list[Sample], path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [{"id": s.id, "question": s.question, "contexts": s.contexts, "answer": s.answer} for s in samples]
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    return path
+
+
+def save_tiny_nli(directory: Path) -> Path:
+    """A random 2-layer, hidden-32 BERT NLI classifier and a word-level tokenizer over :data:`WORDS`."""
+    import torch
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+
+    vocab = {tok: i for i, tok in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", ".", *WORDS])}
+    raw = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
+    raw.normalizer = normalizers.Lowercase()
+    raw.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    raw.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
+    PreTrainedTokenizerFast(
+        tokenizer_object=raw, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]",
+        model_input_names=["input_ids", "token_type_ids", "attention_mask"], model_max_length=128,
+    ).save_pretrained(directory)
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=128, num_labels=3, id2label=labels,
+                        label2id={v: k for k, v in labels.items()})
+    torch.manual_seed(0)
+    BertForSequenceClassification(config).eval().save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def ray_local() -> Any:
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False)
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("torch")
+    return save_tiny_nli(tmp_path_factory.mktemp("tiny-nli"))
+
+
+def _config(judge: dict[str, Any], metrics: list[Any], batch_size: int) -> Any:
+    return parse_config({"judge": judge, "metrics": metrics, "batch_size": batch_size, "engine": "ray",
+                         "bootstrap": {"resamples": 200}})
+
+
+CASES = {
+    "overlap-jsonl": ({"name": "overlap"}, ["faithfulness", "answer_relevance", "context_precision"],
+                      "jsonl"),
+    "tfidf-batch-idf-parquet": ({"name": "tfidf", "options": {"idf": "batch"}},
+                                ["faithfulness", "answer_relevance"], "parquet"),
+    "nli-in-memory": ({"name": "nli"}, [{"name": "faithfulness", "options": {"claim_scoring": "score"}}],
+                      "memory"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_same_results_as_local(case: str, ray_local: Any, tiny_nli: Path, tmp_path: Path) -> None:
+    from ragjudge.engines.ray_engine import evaluate_ray
+
+    judge, metrics, kind = CASES[case]
+    if judge["name"] == "nli":
+        judge = {"name": "nli", "options": {"model": str(tiny_nli)}}
+    samples = make_samples(230)
+    source: Any = {"jsonl": lambda: write_jsonl(samples, tmp_path / "in.jsonl"),
+                   "parquet": lambda: write_parquet(samples, tmp_path / "in.parquet"),
+                   "memory": lambda: samples}[kind]()
+    config = _config(judge, metrics, batch_size=32)
+    local = evaluate_local(read_samples(write_jsonl(samples, tmp_path / "local.jsonl")), config,
+                           progress=False)
+    remote = evaluate_ray(source, config, output=tmp_path / "out", progress=False)
+    assert remote.to_dict() == local.to_dict()
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())["summary"]
+    assert summary == local.to_dict()["summary"]
+    pandas = pytest.importorskip("pandas")
+    shards = pandas.concat(pandas.read_parquet(p) for p in sorted((tmp_path / "out").glob("part-*.parquet")))
+    assert shards["id"].tolist() == local.ids
+
+
+@pytest.mark.slow
+def test_killed_actor_still_gives_complete_results(ray_local: Any, tiny_nli: Path, tmp_path: Path) -> None:
+    from ray._private import state
+
+    from ragjudge.engines.ray_engine import evaluate_ray
+
+    samples = make_samples(200, seed=1)
+    config = _config({"name": "nli", "options": {"model": str(tiny_nli)}}, ["faithfulness"], batch_size=5)
+    killed: list[tuple[int, int]] = []
+
+    def kill_one_actor(done: int) -> None:
+        if killed or done >= len(samples):
+            return
+        actors = [a for a in state.actors().values() if "ScoreActor" in a["ActorClassName"]
+                  and a["State"] == "ALIVE" and a["Pid"]]
+        if actors:
+            os.kill(actors[0]["Pid"], signal.SIGKILL)
+            killed.append((actors[0]["Pid"], done))
+
+    remote = evaluate_ray(samples, config, progress=False, on_progress=kill_one_actor)
+    assert killed and killed[0][1] < len(samples), "no actor was killed mid-run"
+    local = evaluate_local(samples, config, progress=False)
+    assert remote.to_dict() == local.to_dict()
+
+
+def test_failed_records_are_recorded_not_lost() -> None:
+    built = build_metrics(parse_config({"metrics": ["faithfulness"]}))
+    records = [{"id": "a", "answer": "the cat sat.", "contexts": ["the cat sat."]},
+               {"id": "b", "contexts": 3}, ValueError("not JSON")]
+    out = ray_worker.score_records(built, records)
+    assert out["id"] == ["a", "b", None]
+    found = [ray_worker.decode_outcome(json.loads(o)["faithfulness"]) for o in out["outcomes"]]
+    assert [o.status for o in found] == [Status.OK, Status.FAILED, Status.FAILED]
+    assert "invalid record" in (found[1].reason or "")
+
+
+def test_outcome_round_trip_is_exact() -> None:
+    from ragjudge.metrics.base import Outcome
+    from ragjudge.records import Usage
+
+    outcome = Outcome(1 / 3, components={"precision": 2 / 7}, usage=Usage(requests=2, cost=0.1 + 0.2))
+    assert ray_worker.decode_outcome(json.loads(json.dumps(ray_worker.encode_outcome(outcome)))) == outcome
+
+
+def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragjudge.engines.ray_engine import import_ray
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'ragjudge\[ray\]'"):
+        import_ray()
+
+
+@pytest.mark.parametrize("data", [{"engine": "spark"}, {"ray": {"actor_pool_size": 0}},
+                                  {"ray": {"bogus": 1}}], ids=["unknown-engine", "empty-pool", "unknown-key"])
+def test_bad_engine_config_is_rejected(data: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError):
+        parse_config(data)
