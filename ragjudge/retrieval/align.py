@@ -1,0 +1,109 @@
+"""Put a run next to its qrels: which topics are evaluated, and each retrieved row's grade.
+
+trec_eval evaluates the topics that have judgements and retrieved documents; with ``complete`` (its ``-c``)
+every judged topic counts and one missing from the run scores 0. Topics only in the run are ignored, and so
+are topics whose judgement list is empty. Topic indices follow the run's order of first appearance (so a run
+already grouped by topic needs no sorting); judged-only topics come after them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import chain, repeat
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ragjudge.errors import DataError
+from ragjudge.retrieval.data import Qrels, Run
+from ragjudge.retrieval.join import match_judgements
+from ragjudge.retrieval.ranking import DocsFn, FloatArray, IntArray
+
+__all__ = ["Aligned", "align"]
+
+
+@dataclass(frozen=True)
+class Aligned:
+    """Retrieved rows with their grades (NaN when unjudged), plus the judgements, for the evaluated topics."""
+
+    topic_ids: list[str]
+    topic: IntArray
+    score: FloatArray
+    rel: FloatArray
+    docs: DocsFn
+    judged: tuple[IntArray, FloatArray]
+
+
+def align(qrels: Qrels, run: Run, *, complete: bool = False) -> Aligned:
+    """Evaluated topics and graded rows of ``run`` against ``qrels`` (see the module docstring for which
+    topics)."""
+    if qrels.mapping is not None and run.mapping is not None:
+        aligned = _align_mappings(qrels.mapping, run.mapping, complete)
+    else:
+        aligned = _align_columns(qrels, run, complete)
+    if np.isnan(aligned.score).any():
+        raise DataError("a retrieved document has a NaN score", path=run.source, field="score")
+    return aligned
+
+
+def _evaluated(run_topics: list[str], judged_topics: list[str], complete: bool) -> list[str]:
+    judged = set(judged_topics)
+    topics = [t for t in run_topics if t in judged]
+    if complete:
+        present = set(run_topics)
+        topics += [t for t in judged_topics if t not in present]
+    return topics
+
+
+def _align_mappings(qrels: Mapping[str, Mapping[Any, float]], run: Mapping[str, Mapping[Any, float]],
+                    complete: bool) -> Aligned:
+    topics = _evaluated(list(run), [t for t, docs in qrels.items() if docs], complete)
+    empty: Mapping[Any, float] = {}
+    ranked = [run.get(t, empty) for t in topics]
+    judged = [qrels[t] for t in topics]
+    sizes = np.fromiter(map(len, ranked), dtype=np.int64, count=len(ranked))
+    total = int(sizes.sum())
+    score = np.fromiter(chain.from_iterable(d.values() for d in ranked), dtype=np.float64, count=total)
+    grades = chain.from_iterable(map(j.get, r, repeat(np.nan)) for j, r in zip(judged, ranked, strict=True))
+    rel = np.fromiter(grades, dtype=np.float64, count=total)
+    judged_sizes = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
+    judged_rel = np.fromiter(chain.from_iterable(d.values() for d in judged), dtype=np.float64,
+                             count=int(judged_sizes.sum()))
+    cache: list[npt.NDArray[np.object_]] = []
+
+    def docs(rows: IntArray) -> npt.NDArray[Any]:
+        if not cache:
+            cache.append(np.fromiter(chain.from_iterable(ranked), dtype=object, count=total))
+        return cache[0][rows]
+
+    index = np.arange(len(topics), dtype=np.int64)
+    judged_topic = np.repeat(index, judged_sizes)
+    return Aligned(topics, np.repeat(index, sizes), score, rel, docs, (judged_topic, judged_rel))
+
+
+def _align_columns(qrels: Qrels, run: Run, complete: bool) -> Aligned:
+    q, r = qrels.rows, run.rows
+    has_judgements = np.bincount(q.topic, minlength=len(q.topic_ids)) > 0
+    judged_topics = [str(t) for t in q.topic_ids[has_judgements]]
+    topics = _evaluated([str(t) for t in r.topic_ids], judged_topics, complete)
+    position = {t: i for i, t in enumerate(topics)}
+    run_map = np.array([position.get(str(t), -1) for t in r.topic_ids], dtype=np.int64)
+    qrels_map = np.array([position.get(str(t), -1) for t in q.topic_ids], dtype=np.int64)
+    run_topic, run_doc, score = _rows(run_map[r.topic], r.doc, r.value)
+    qrels_topic, qrels_doc, qrels_value = _rows(qrels_map[q.topic], q.doc, q.value)
+    names = np.array(topics, dtype=object)
+    match = match_judgements(run_topic, run_doc, qrels_topic, qrels_doc, names, (qrels.source, run.source))
+    rel = np.full(len(match), np.nan)
+    found = match >= 0
+    rel[found] = qrels_value[match[found]]
+    return Aligned(topics, run_topic, score, rel, run_doc.__getitem__, (qrels_topic, qrels_value))
+
+
+def _rows(topic: IntArray, doc: npt.NDArray[Any], value: FloatArray
+          ) -> tuple[IntArray, npt.NDArray[Any], FloatArray]:
+    """The rows whose topic is evaluated (topic >= 0); no copies when that is all of them."""
+    keep = topic >= 0
+    if keep.all():
+        return topic, doc, value
+    return topic[keep], doc[keep], value[keep]

@@ -1,0 +1,138 @@
+"""Match every retrieved (topic, document) row to its judgement, exactly, with one numpy sort.
+
+Rows of both tables get a 64-bit hash of (topic, document); the hash's high bits and the row number share one
+integer, so a single ``np.sort`` (SIMD-accelerated, unlike ``argsort``) groups equal hashes and keeps row
+order inside each group. Hash equality is only a candidate: every pair is then compared on the real topic and
+document, so a hash collision can cost time but never a wrong match. Two judgements, or two retrieved rows,
+for the same (topic, document) are an error, as in trec_eval ("duplicate docs")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ragjudge.errors import DataError
+
+__all__ = ["match_judgements"]
+
+IntArray = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(z: U64) -> U64:
+    """splitmix64's finaliser: every input bit moves every output bit."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    out: U64 = z ^ (z >> np.uint64(31))
+    return out
+
+
+def row_hash(topic: IntArray, doc: npt.NDArray[Any]) -> U64:
+    """A 64-bit hash of each (topic, document id): bytes ids word by word, str ids through Python's hash."""
+    h: U64 = topic.astype(np.uint64) * _GOLDEN
+    if doc.dtype.kind != "S":
+        return _mix(h ^ np.fromiter(map(hash, doc), dtype=np.int64, count=len(doc)).view(np.uint64))
+    width = doc.dtype.itemsize
+    padded = -(-width // 8) * 8
+    raw = doc.view(np.uint8).reshape(len(doc), width)
+    if padded != width:
+        raw = np.concatenate((raw, np.zeros((len(doc), padded - width), dtype=np.uint8)), axis=1)
+    words = raw.view(np.uint64)
+    for column in range(words.shape[1]):
+        salt = np.uint64((0x9E3779B97F4A7C15 * (column + 1)) % 2**64)
+        h = _mix(h ^ (words[:, column] + salt))
+    return h
+
+
+def match_judgements(
+    run_topic: IntArray, run_doc: npt.NDArray[Any], qrels_topic: IntArray, qrels_doc: npt.NDArray[Any],
+    topic_names: npt.NDArray[Any], sources: tuple[str | None, str | None] = (None, None),
+) -> IntArray:
+    """For each run row, the index of the qrels row with the same topic and document, or -1.
+
+    ``topic_names`` names the topic indices in error messages; ``sources`` are the qrels and run file names.
+    """
+    n_qrels = len(qrels_topic)
+    topic = np.concatenate((qrels_topic, run_topic))
+    doc = _same_kind(qrels_doc, run_doc)
+    rows, hashes = _hash_sorted(row_hash(topic, doc))
+    first, second = _equal_pairs(rows, hashes, topic, doc)
+    duplicate = _duplicate(first, second, n_qrels)
+    if duplicate is not None:
+        what, row = duplicate
+        name = doc[row].decode(errors="replace") if isinstance(doc[row], bytes) else doc[row]
+        raise DataError(f"duplicate {what} for topic {topic_names[topic[row]]!r}, document {name!r} "
+                        "(trec_eval refuses duplicates too)", path=sources[what == "retrieved document"],
+                        field="docno")
+    match = np.full(len(run_topic), -1, dtype=np.int64)
+    hit = (first < n_qrels) & (second >= n_qrels)
+    match[second[hit] - n_qrels] = first[hit]
+    return match
+
+
+def _same_kind(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Both id columns in one array: bytes stay bytes unless the other side is str."""
+    if (a.dtype.kind == "S") != (b.dtype.kind == "S"):
+        a, b = (_as_str(x) for x in (a, b))
+    return np.concatenate((a, b))
+
+
+def _as_str(ids: npt.NDArray[Any]) -> npt.NDArray[np.object_]:
+    if ids.dtype.kind == "S":
+        return np.array([x.decode("utf-8", errors="surrogateescape") for x in ids.tolist()], dtype=object)
+    return np.array([x if isinstance(x, str) else str(x) for x in ids.tolist()], dtype=object)
+
+
+def _hash_sorted(h: U64) -> tuple[IntArray, U64]:
+    """Row numbers ordered by hash (ties by row): the hash's high bits with the row number below them, sorted.
+    """
+    n = len(h)
+    bits = np.uint64(max(1, (n - 1).bit_length()))
+    low = (np.uint64(1) << bits) - np.uint64(1)
+    packed = (h & ~low) | np.arange(n, dtype=np.uint64)
+    packed.sort()
+    return (packed & low).astype(np.int64), packed >> bits
+
+
+def _equal_pairs(rows: IntArray, hashes: U64, topic: IntArray, doc: npt.NDArray[Any]
+                 ) -> tuple[IntArray, IntArray]:
+    """Pairs (a, b), a < b, of rows with equal topic and document."""
+    same = np.flatnonzero(hashes[1:] == hashes[:-1])
+    if not len(same):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    in_big_group = np.zeros(len(same), dtype=bool)
+    in_big_group[1:] |= same[1:] == same[:-1] + 1
+    in_big_group[:-1] |= same[1:] == same[:-1] + 1
+    a, b = rows[same[~in_big_group]], rows[same[~in_big_group] + 1]
+    equal = (topic[a] == topic[b]) & (doc[a] == doc[b])
+    big_a, big_b = _big_groups(rows, same[in_big_group], topic, doc)
+    return np.concatenate((a[equal], big_a)), np.concatenate((b[equal], big_b))
+
+
+def _big_groups(rows: IntArray, links: IntArray, topic: IntArray, doc: npt.NDArray[Any]
+                ) -> tuple[IntArray, IntArray]:
+    """Exact pairs inside groups of three or more equal hashes (duplicates or collisions; rare): each row is
+    paired with the latest earlier row of the same (topic, doc), so a judgement pairs with the first
+    retrieved copy and retrieved copies pair with each other."""
+    seen: dict[tuple[int, Any], int] = {}
+    pairs: list[tuple[int, int]] = []
+    members = np.unique(np.concatenate((links, links + 1))) if len(links) else links
+    for row in sorted(rows[members].tolist()):
+        key = (int(topic[row]), doc[row])
+        if key in seen:
+            pairs.append((seen[key], row))
+        seen[key] = row
+    found = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    return found[:, 0], found[:, 1]
+
+
+def _duplicate(first: IntArray, second: IntArray, n_qrels: int) -> tuple[str, int] | None:
+    """What is duplicated ("judgement" or "retrieved document") and one duplicated row, if anything is."""
+    for dup, what in ((second < n_qrels, "judgement"), (first >= n_qrels, "retrieved document")):
+        if dup.any():
+            return what, int(second[np.flatnonzero(dup)[0]])
+    return None

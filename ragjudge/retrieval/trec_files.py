@@ -1,0 +1,140 @@
+"""Read TREC qrels (``qid iter docno rel``) and run files (``qid iter docno rank score runid [junk]``) fast.
+
+The file is read once into memory and split into fields with numpy, block by block (see ``_tokens``);
+document ids stay bytes (numpy ``S`` arrays), compared byte by byte as trec_eval's ``strcmp`` does. Lines
+starting with ``#`` are comments; blank lines are skipped; the rank column is ignored; a run's name is the
+runid of its last line, as in trec_eval. Grades are read as numbers (trec_eval truncates them to integers
+with ``atol``: write integer grades to get its exact behaviour). A malformed line raises
+:class:`~ragjudge.errors.DataError` naming file, line and field."""
+
+from __future__ import annotations
+
+import mmap
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn
+
+import numpy as np
+import numpy.typing as npt
+
+from ragjudge.errors import DataError
+from ragjudge.retrieval._numbers import parse_numbers
+from ragjudge.retrieval._tokens import PAD, first_bad_line, split_block, to_bytes_array
+from ragjudge.retrieval.data import Columns, Qrels, Run
+
+__all__ = ["read_qrels", "read_run"]
+
+BLOCK = 1 << 25  # bytes per block: keeps temporary position arrays small
+
+
+@dataclass(frozen=True)
+class _Layout:
+    fields: tuple[int, ...]  # qid, docno, number (and runid) field positions
+    min: int
+    max: int | None
+
+
+_QRELS = _Layout((0, 2, 3), 4, 4)
+_RUN = _Layout((0, 2, 4, 5), 6, None)
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read a TREC qrels file: ``qid iter docno rel`` per line."""
+    columns, _ = _read(Path(path), _QRELS)
+    return Qrels(columns=columns, source=str(path))
+
+
+def read_run(path: str | os.PathLike[str]) -> Run:
+    """Read a TREC run file: ``qid iter docno rank score runid`` per line (more fields are ignored)."""
+    columns, name = _read(Path(path), _RUN)
+    return Run(columns=columns, source=str(path), name=name)
+
+
+def _load(path: Path) -> npt.NDArray[np.uint8]:
+    """The file's bytes, memory-mapped (read-only, no copy)."""
+    try:
+        if path.stat().st_size == 0:
+            return np.zeros(0, dtype=np.uint8)
+        with path.open("rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as error:
+        raise DataError(f"cannot read: {error.strerror or error}", path=path) from None
+    return np.frombuffer(mapped, dtype=np.uint8)
+
+
+def _blocks(buf: npt.NDArray[np.uint8]) -> list[tuple[int, int]]:
+    """[start, end) ranges of about BLOCK bytes, each ending just after a newline (the last one: at the end).
+    """
+    n, ranges, start = len(buf), [], 0
+    while start < n:
+        end = min(start + BLOCK, n)
+        while end < n and buf[end - 1] != 10:
+            newlines = np.flatnonzero(buf[end : min(end + 4096, n)] == 10)
+            end = end + int(newlines[0]) + 1 if len(newlines) else min(end + 4096, n)
+        ranges.append((start, end))
+        start = end
+    return ranges
+
+
+def _padded(buf: npt.NDArray[np.uint8], start: int, end: int) -> tuple[npt.NDArray[np.uint8], int]:
+    """Bytes from ``start`` ending with a newline and followed by PAD readable bytes: the mapped file itself
+    when enough of it follows, else a padded copy of the block."""
+    if end + PAD <= len(buf):
+        return buf[start:], end - start
+    block = np.zeros(end - start + 1 + PAD, dtype=np.uint8)
+    block[: end - start] = buf[start:end]
+    n = end - start
+    if n and block[n - 1] != 10:
+        block[n] = 10
+        n += 1
+    return block, n
+
+
+def _read(path: Path, spec: _Layout) -> tuple[Columns, str | None]:
+    fields = spec.fields
+    buf = _load(path)
+    qids: list[npt.NDArray[np.bytes_]] = []
+    docs: list[npt.NDArray[np.bytes_]] = []
+    values: list[npt.NDArray[np.float64]] = []
+    name: str | None = None
+    for start, end in _blocks(buf):
+        block = split_block(*_padded(buf, start, end), fields, spec.min, spec.max)
+        if not block.ok:
+            _raise_bad(path, buf, start, end, spec)
+        qids.append(to_bytes_array(block.buf, block.starts[0], block.ends[0]))
+        docs.append(to_bytes_array(block.buf, block.starts[1], block.ends[1]))
+        try:
+            values.append(parse_numbers(block.buf, block.starts[2], block.ends[2]))
+        except ValueError:
+            _raise_bad(path, buf, start, end, spec)
+        if len(fields) == 4 and len(block.starts[3]):
+            name = bytes(block.buf[block.starts[3][-1] : block.ends[3][-1]]).decode(errors="replace")
+    qid, doc = (np.concatenate(p) if p else np.zeros(0, dtype="S1") for p in (qids, docs))
+    value = np.concatenate(values) if values else np.zeros(0, dtype=np.float64)
+    topic_ids, topic = _topic_codes(qid)
+    return Columns(topic_ids, topic, doc, value), name
+
+
+def _raise_bad(path: Path, buf: npt.NDArray[np.uint8], start: int, end: int, spec: _Layout) -> NoReturn:
+    line, problem = first_bad_line(bytes(buf[start:end]), spec.min, spec.max, (spec.fields[2],))
+    before = int(np.count_nonzero(buf[:start] == 10))
+    raise DataError(problem, path=path, line=line + before if line else None)
+
+
+def _topic_codes(qid: npt.NDArray[np.bytes_]) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
+    """Topic ids (str, in order of first appearance) and each row's index into them; cheap when rows come
+    grouped by topic, as they usually do (only the first row of each group is looked at)."""
+    if len(qid) == 0:
+        return np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64)
+    change = np.ones(len(qid), dtype=bool)
+    change[1:] = qid[1:] != qid[:-1]
+    heads = np.flatnonzero(change)
+    names, first_seen, head_code = np.unique(qid[heads], return_index=True, return_inverse=True)
+    appearance = np.argsort(first_seen)
+    renumber = np.empty(len(names), dtype=np.int64)
+    renumber[appearance] = np.arange(len(names), dtype=np.int64)
+    topic = np.repeat(renumber[head_code], np.diff(np.append(heads, len(qid))))
+    topic_ids = np.array([n.decode("utf-8", errors="surrogateescape") for n in names[appearance].tolist()],
+                         dtype=object)
+    return topic_ids, topic
