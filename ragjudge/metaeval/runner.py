@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from ragjudge.config import JudgeSpec
 from ragjudge.errors import ConfigError, PluginError, RagJudgeError
@@ -91,6 +92,14 @@ def _create(spec: JudgeSpec, label: str) -> Judge:
         raise ConfigError(str(error), path="command line", key=f"--judge {label}") from None
 
 
+def _metric(metric: str, judge: Judge, options: dict[str, Any], label: str) -> Metric:
+    try:
+        return build_metric(metric, judge, options)
+    except (ValidationError, RagJudgeError, ValueError) as error:
+        raise ConfigError(f"metric {metric!r} with judge {label!r}: {error}", path="command line",
+                          key="--metric") from None
+
+
 def _score(metric: Metric, samples: Sequence[Sample], batch_size: int, bar: Progress) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for start in range(0, len(samples), batch_size):
@@ -115,7 +124,7 @@ def run_judge(choice: JudgeChoice, metric: str, samples: Sequence[Sample], *, ba
     options = metric_options(metric, choice.metric_options)
     judge = _create(choice.judge, choice.label)
     try:
-        built = build_metric(metric, judge, options)
+        built = _metric(metric, judge, options, choice.label)
         bar = Progress(len(samples), f"{choice.label:>12}", enabled=progress)
         start = time.perf_counter()
         outcomes = _score(built, samples, batch_size, bar)

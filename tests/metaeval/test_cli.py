@@ -198,3 +198,22 @@ def test_end_to_end_needs_both_kinds_of_metric(tmp_path: Path, capsys: pytest.Ca
     assert main(["meta-eval", str(data), "--judge", "overlap", "-o", str(tmp_path / "o"), "-q",
                  "--no-figures", "--end-to-end", str(results)]) == 2
     assert "needs a retrieval metric and a generation metric" in capsys.readouterr().err
+
+
+def test_graded_labels_get_spearman_and_binary_statistics_at_one_half(tmp_path: Path) -> None:
+    rows = _rows(40)
+    for i, row in enumerate(rows):
+        row["label"] = round(0.55 + 0.4 * (i % 4) / 3, 2) if row["label"] else round(0.1 * (i % 4), 2)
+    meta = meta_evaluate(_write(tmp_path / "g.jsonl", rows), [parse_judge_spec("overlap")],
+                         Settings(resamples=100, progress=False))
+    assert meta.report["labels"] == {"kind": "graded", "faithful_at": 0.5}
+    stats = meta.report["judges"]["overlap"]["stats"]
+    assert stats["spearman"]["value"] is not None and stats["auc_roc"]["value"] is not None
+
+
+def test_bad_metric_options_are_a_config_error(tmp_path: Path) -> None:
+    config = tmp_path / "bad.yaml"
+    config.write_text("judge: overlap\nmetrics: [{name: faithfulness, options: {claim_scoring: maybe}}]\n")
+    with pytest.raises(ConfigError, match="claim_scoring"):
+        meta_evaluate(_write(tmp_path / "d.jsonl", _rows(20)), [parse_judge_spec(str(config))],
+                      Settings(resamples=100, progress=False))
