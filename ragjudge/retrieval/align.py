@@ -20,7 +20,7 @@ from ragjudge.retrieval.data import Qrels, Run
 from ragjudge.retrieval.join import match_judgements
 from ragjudge.retrieval.ranking import DocsFn, FloatArray, IntArray
 
-__all__ = ["Aligned", "align"]
+__all__ = ["Aligned", "align", "align_mappings"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,8 @@ def align(qrels: Qrels, run: Run, *, complete: bool = False) -> Aligned:
     """Evaluated topics and graded rows of ``run`` against ``qrels`` (see the module docstring for which
     topics)."""
     if qrels.mapping is not None and run.mapping is not None:
-        aligned = _align_mappings(qrels.mapping, run.mapping, complete)
+        judged = [t for t, docs in qrels.mapping.items() if docs]
+        aligned = align_mappings(qrels.mapping, run.mapping, _evaluated(list(run.mapping), judged, complete))
     else:
         aligned = _align_columns(qrels, run, complete)
     if np.isnan(aligned.score).any():
@@ -56,9 +57,10 @@ def _evaluated(run_topics: list[str], judged_topics: list[str], complete: bool) 
     return topics
 
 
-def _align_mappings(qrels: Mapping[str, Mapping[Any, float]], run: Mapping[str, Mapping[Any, float]],
-                    complete: bool) -> Aligned:
-    topics = _evaluated(list(run), [t for t, docs in qrels.items() if docs], complete)
+def align_mappings(qrels: Mapping[str, Mapping[Any, float]], run: Mapping[str, Mapping[Any, float]],
+                   topics: list[str]) -> Aligned:
+    """Align dicts on exactly ``topics`` (each must be a key of ``qrels``; absent from ``run`` means nothing
+    retrieved)."""
     empty: Mapping[Any, float] = {}
     ranked = [run.get(t, empty) for t in topics]
     judged = [qrels[t] for t in topics]
