@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
+from ragjudge.batches import PairBatch, VerdictBatch
 from ragjudge.errors import DataError
 from ragjudge.metrics.base import Metric, Outcome
 from ragjudge.progress import Progress
-from ragjudge.records import Pair, Sample
+from ragjudge.records import Sample, Task
 from ragjudge.results import EvaluationResult, summarise
 
 __all__ = ["assign_ids", "collect", "evaluate", "judge_plans", "score_batch"]
@@ -21,20 +24,15 @@ __all__ = ["assign_ids", "collect", "evaluate", "judge_plans", "score_batch"]
 
 def judge_plans(metric: Metric, samples: Sequence[Sample]) -> list[Outcome]:
     """Plan ``metric`` on ``samples``, judge the distinct pairs in one call, reduce to one outcome per sample."""
-    plans = metric.plan(samples)
-    index: dict[Pair, int] = {}
-    for plan in plans:
-        if not isinstance(plan, Outcome):
-            for pair in plan:
-                index.setdefault(pair, len(index))
-    verdicts = metric.judge.judge(list(index)) if index and metric.judge is not None else []
-    outcomes = []
-    for sample, plan in zip(samples, plans):
-        if isinstance(plan, Outcome):
-            outcomes.append(plan)
-        else:
-            outcomes.append(metric.reduce(sample, plan, [verdicts[index[p]] for p in plan]))
-    return outcomes
+    plan = metric.plan_batch(samples)
+    if not len(plan.pairs) or metric.judge is None:
+        return [d if d is not None else Outcome.fail("nothing was judged") for d in plan.decided]
+    index: dict[tuple[Task, str, tuple[str, ...], str], int] = {}
+    inverse = np.fromiter((index.setdefault(k, len(index)) for k in plan.pairs.keys()), np.int64,
+                          len(plan.pairs))
+    unique = PairBatch(*(list(column) for column in zip(*index)))  # type: ignore[arg-type]
+    verdicts = VerdictBatch.of(metric.judge.judge(unique)).take(inverse)
+    return metric.reduce_batch(samples, plan, verdicts)
 
 
 def score_batch(metrics: Sequence[Metric], samples: Sequence[Sample]) -> dict[str, list[Outcome]]:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from ragjudge.batches import PairBatch
 from ragjudge.errors import JudgeTaskError, PluginError, RagJudgeError
 from ragjudge.records import Pair, Task, Verdict
 
@@ -55,23 +56,26 @@ class Judge(ABC):
     # -- the contract ------------------------------------------------------------------------------------
 
     @abstractmethod
-    def judge_batch(self, pairs: Sequence[Pair]) -> list[Verdict]:
+    def judge_batch(self, pairs: Sequence[Pair]) -> Sequence[Verdict]:
         """Judge every pair; return exactly one verdict per pair, in the same order.
 
         An item the judge cannot decide gets ``Verdict.failed(reason)``; never raise for one bad item.
-        Pairs all have a task in ``self.tasks`` (checked by :meth:`judge` before this is called).
+        Pairs all have a task in ``self.tasks`` (checked by :meth:`judge` before this is called). ``pairs``
+        may be a :class:`~ragjudge.batches.PairBatch`, whose columns a vectorised judge can read directly; a
+        list of :class:`Verdict` or a :class:`~ragjudge.batches.VerdictBatch` are both fine to return.
         """
 
-    def judge(self, pairs: Sequence[Pair]) -> list[Verdict]:
+    def judge(self, pairs: Sequence[Pair]) -> Sequence[Verdict]:
         """Judge ``pairs`` through :meth:`judge_batch`, enforcing the contract.
 
         A task the judge does not declare raises :class:`JudgeTaskError`. If the batch method itself raises,
         every pair of the batch gets a failed verdict carrying the error, so a run never loses items. A wrong
         number of verdicts is a bug in the judge and raises :class:`PluginError`.
         """
-        if not pairs:
+        if not len(pairs):
             return []
-        for task in {pair.task for pair in pairs} - self.tasks:
+        tasks = set(pairs.tasks) if isinstance(pairs, PairBatch) else {pair.task for pair in pairs}
+        for task in tasks - self.tasks:
             raise JudgeTaskError(f"judge {self.name!r} cannot judge {task.value!r}; it judges {self._task_list()}")
         try:
             verdicts = self.judge_batch(pairs)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import repeat
+from operator import methodcaller
 from typing import Literal
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -31,19 +33,20 @@ class Normaliser:
 
     def words(self, text: str) -> frozenset[str]:
         """The set of words of ``text`` after normalisation."""
-        found = self._memo.get(text)
-        if found is None:
-            found = self._memo[text] = self._split(text)
-        return found
+        return self.many([text])[0]
 
-    def many(self, texts: Iterable[str]) -> list[frozenset[str]]:
-        """:meth:`words` of each text, in order."""
-        return list(map(self.words, texts))
-
-    def _split(self, text: str) -> frozenset[str]:
-        if self._lowercase:
-            text = text.lower()
-        if self._strip:
-            text = text.translate(_PUNCT_TO_SPACE)
-        words = frozenset(text.split())
-        return words - self._stop if self._stop else words
+    def many(self, texts: Sequence[str]) -> list[frozenset[str]]:
+        """:meth:`words` of each text, in order; each distinct text is processed once, in C-level maps."""
+        memo = self._memo
+        new = [t for t in dict.fromkeys(texts) if t not in memo]
+        if new:
+            stage: Iterable[str] = new
+            if self._lowercase:
+                stage = map(str.lower, stage)
+            if self._strip:
+                stage = map(methodcaller("translate", _PUNCT_TO_SPACE), stage)
+            sets: Iterable[frozenset[str]] = map(frozenset, map(str.split, stage))
+            if self._stop:
+                sets = map(frozenset.difference, sets, repeat(self._stop))
+            memo.update(zip(new, sets))
+        return list(map(memo.__getitem__, texts))

@@ -23,7 +23,8 @@ from pydantic import Field
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from ragjudge.judges.base import Judge, JudgeOptions
-from ragjudge.records import Pair, Status, Task, Verdict, trusted
+from ragjudge.batches import PairBatch, VerdictBatch
+from ragjudge.records import Pair, Task
 
 __all__ = ["TfidfJudge"]
 
@@ -50,20 +51,19 @@ class TfidfJudge(Judge):
 
     options: Options
 
-    def judge_batch(self, pairs: Sequence[Pair]) -> list[Verdict]:
+    def judge_batch(self, pairs: Sequence[Pair]) -> VerdictBatch:
         """Vectorise every distinct text of the batch once, then score all (text, source) rows at once."""
-        texts: dict[str, int] = {}
-        rows_a: list[int] = []
-        rows_b: list[int] = []
-        owner: list[int] = []
-        for i, pair in enumerate(pairs):
-            a = texts.setdefault(pair.text, len(texts))
-            for source in pair.premises if pair.task is Task.SUPPORT else (pair.query,):
-                rows_a.append(a)
-                rows_b.append(texts.setdefault(source, len(texts)))
-                owner.append(i)
-        cosines, empty = self._cosines(list(texts), np.asarray(rows_a), np.asarray(rows_b))
-        return self._verdicts(pairs, cosines, empty, np.asarray(owner, dtype=np.int64))
+        batch = PairBatch.of(pairs)
+        support = [t is Task.SUPPORT for t in batch.tasks]
+        sources = [p if s else (q,) for p, q, s in zip(batch.premises, batch.queries, support)]
+        flat = [text for group in sources for text in group]
+        owner = np.repeat(np.arange(len(batch)), [len(s) for s in sources])
+        texts = list(dict.fromkeys(batch.texts + flat))
+        position = {t: i for i, t in enumerate(texts)}
+        rows_a = np.fromiter(map(position.__getitem__, batch.texts), np.int64, len(batch))[owner]
+        rows_b = np.fromiter(map(position.__getitem__, flat), np.int64, len(flat))
+        cosines, empty = self._cosines(texts, rows_a, rows_b)
+        return self._verdicts(np.asarray(support, dtype=bool), cosines, empty, owner)
 
     def _vectoriser_args(self) -> dict[str, Any]:
         opts = self.options
@@ -98,22 +98,22 @@ class TfidfJudge(Judge):
             cos = np.where(empty, 0.0, dot / (norm_a * norm_b))
         return cos, empty
 
-    def _verdicts(self, pairs: Sequence[Pair], cos: np.ndarray, empty: np.ndarray, owner: np.ndarray
-                  ) -> list[Verdict]:
-        best = np.full(len(pairs), -1.0)
+    def _verdicts(self, support: np.ndarray, cos: np.ndarray, empty: np.ndarray, owner: np.ndarray
+                  ) -> VerdictBatch:
+        best = np.full(len(support), -1.0)
         np.maximum.at(best, owner[~empty], np.clip(cos[~empty], 0.0, 1.0))
-        out = []
-        for pair, score in zip(pairs, best.tolist()):
-            if score < 0.0:
-                out.append(trusted(Verdict, score=None, label=None, status=Status.SKIPPED,
-                                                   reason="no word tokens to compare", rationale=None, usage=None))
-                continue
-            support = pair.task is Task.SUPPORT
-            threshold = self.options.threshold if support else self.options.relevance_threshold
-            labels = ("supported", "unsupported") if support else ("relevant", "irrelevant")
-            out.append(trusted(Verdict, score=score, label=labels[0] if score >= threshold else labels[1],
-                                               status=Status.OK, reason=None, rationale=None, usage=None))
-        return out
+        skipped = best < 0.0
+        score = np.where(skipped, 0.0, best)
+        positive = score >= np.where(support, self.options.threshold, self.options.relevance_threshold)
+        labels = _LABELS[np.where(support, 0, 2) + np.where(positive, 0, 1)].tolist()
+        reasons = {}
+        for i in np.flatnonzero(skipped).tolist():
+            labels[i] = None
+            reasons[i] = "no word tokens to compare"
+        return VerdictBatch(score, np.where(skipped, 2, 0), labels, reasons)
+
+
+_LABELS = np.array(["supported", "unsupported", "relevant", "irrelevant"], dtype=object)
 
 
 def _fit(vectoriser: CountVectorizer, texts: list[str]) -> Any:

@@ -1,9 +1,13 @@
-"""The metric contract: a metric plans judge pairs for a batch of samples, then reduces verdicts to scores.
+"""The metric contract: a metric plans judge pairs for a batch of samples, then reduces verdicts to outcomes.
 
-Planning is batch-first (claim splitting may be an LLM call). A plan for one sample is either the list of
-pairs to judge, or an :class:`Outcome` decided without a judge (a skip with its reason, or a retrieval value).
-The evaluator judges the union of all plans' pairs in one call per metric per batch, then calls
-:meth:`Metric.reduce` with each sample's verdicts in plan order. A metric never knows which judge it has.
+Both steps are batch-first and columnar. :meth:`Metric.plan_batch` returns a :class:`BatchPlan`: the pairs to
+judge for all samples of the batch, which sample each pair belongs to (``owner``), and the outcomes already
+decided without a judge (skips with their reason, retrieval values). The evaluator judges the distinct pairs in
+one call, then :meth:`Metric.reduce_batch` turns the verdicts (in plan order) into one :class:`Outcome` per
+sample with numpy group sums, not a Python loop per pair. A metric never knows which judge it has.
+
+A failed judgement fails its sample (its score would be a guess); otherwise a skipped judgement skips it. The
+reason quotes the first such verdict and counts them: ``"1 of 3 claim judgements failed: timeout"``.
 """
 
 from __future__ import annotations
@@ -13,16 +17,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from ragjudge.batches import PairBatch, VerdictBatch
 from ragjudge.errors import JudgeTaskError
 from ragjudge.judges.base import Judge
-from ragjudge.records import Pair, Sample, Status, Task, Usage, Verdict
+from ragjudge.records import Sample, Status, Task, Usage
 
-__all__ = ["Metric", "MetricOptions", "Outcome", "Plan", "reduce_claims", "total_usage", "unscored"]
+__all__ = ["BatchPlan", "Metric", "MetricOptions", "Outcome", "Reduction"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Outcome:
     """A metric's result on one sample: a score when ``ok``, else a reason. ``components`` are sub-scores."""
 
@@ -43,7 +49,96 @@ class Outcome:
         return cls(None, Status.FAILED, reason)
 
 
-Plan = list[Pair] | Outcome
+@dataclass
+class BatchPlan:
+    """What a metric wants judged for a batch: ``pairs[i]`` belongs to sample ``owner[i]``; ``decided[j]`` is
+    sample j's outcome when it needs no judging (else ``None``). ``group`` optionally splits a sample's pairs
+    (e.g. answer side 0, reference side 1)."""
+
+    pairs: PairBatch
+    owner: np.ndarray
+    decided: list[Outcome | None]
+    group: np.ndarray | None = None
+
+    @classmethod
+    def support(cls, decided: list[Outcome | None], claims: list[str], owner: np.ndarray,
+                premises: list[tuple[str, ...]]) -> BatchPlan:
+        """Support pairs of each undecided sample's claims (flat, with ``owner``) against its premises."""
+        undecided = np.fromiter((d is None for d in decided), bool, len(decided))
+        keep = undecided[owner] if len(owner) else np.zeros(0, dtype=bool)
+        index = np.flatnonzero(keep).tolist()
+        kept_owner = owner[keep]
+        pairs = PairBatch.support([claims[i] for i in index], list(map(premises.__getitem__, kept_owner.tolist())))
+        return cls(pairs, kept_owner, decided)
+
+
+class Reduction:
+    """Per-sample group sums over a batch's verdicts, shared by every metric's reduce step."""
+
+    def __init__(self, plan: BatchPlan, verdicts: VerdictBatch, n: int, what: str) -> None:
+        self.plan, self.verdicts, self.n, self.what = plan, verdicts, n, what
+        self.owner = plan.owner
+        self.count = self.sum(np.ones(len(verdicts)))
+        self.ok = verdicts.codes == 0
+
+    def sum(self, weights: np.ndarray, owner: np.ndarray | None = None, n: int | None = None) -> np.ndarray:
+        """Sum of ``weights`` per sample (or per group id in ``owner``)."""
+        return np.bincount(self.owner if owner is None else owner, weights=weights,
+                           minlength=self.n if n is None else n)
+
+    def unscored(self) -> dict[int, Outcome]:
+        """Samples with a failed (first) or skipped judgement, as their outcome."""
+        out: dict[int, Outcome] = {}
+        for code, status in ((1, Status.FAILED), (2, Status.SKIPPED)):
+            bad = np.flatnonzero(self.verdicts.codes == code)
+            if not len(bad):
+                continue
+            per_sample = self.sum((self.verdicts.codes == code).astype(np.float64))
+            for i in bad.tolist():
+                j = int(self.owner[i])
+                if j not in out:
+                    reason = (f"{int(per_sample[j])} of {int(self.count[j])} {self.what} {status.value}: "
+                              f"{self.verdicts.reasons.get(i)}")
+                    out[j] = Outcome(None, status, reason)
+        return out
+
+    def usage(self) -> dict[int, Usage]:
+        """Usage summed per sample, for the samples whose verdicts reported any."""
+        out: dict[int, Usage] = {}
+        for i, used in self.verdicts.usages.items():
+            j = int(self.owner[i])
+            out[j] = used if j not in out else out[j] + used
+        return out
+
+    def outcomes(self, scores: np.ndarray, components: dict[str, np.ndarray] | None = None) -> list[Outcome]:
+        """One outcome per sample: decided ones as planned, unscored ones with their reason, the rest scored."""
+        bad, usage = self.unscored(), self.usage()
+        values = scores.tolist()
+        parts = {k: v.tolist() for k, v in (components or {}).items()}
+        out: list[Outcome] = []
+        for j, decided in enumerate(self.plan.decided):
+            if decided is not None:
+                out.append(decided)
+            elif j in bad:
+                found = bad[j]
+                found.usage = usage.get(j)
+                out.append(found)
+            else:
+                out.append(Outcome(values[j], Status.OK, None, {k: v[j] for k, v in parts.items()},
+                                   usage.get(j)))
+        return out
+
+    def fraction(self, by: str, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per sample: share of positive verdicts (``by="label"``) or mean score (``by="score"``)."""
+        weights = self.verdicts.positive if by == "label" else np.where(self.ok, self.verdicts.scores, 0.0)
+        weights = weights.astype(np.float64)
+        if mask is None:
+            return _ratio(self.sum(weights), self.count)
+        return _ratio(self.sum(weights * mask), self.sum(mask.astype(np.float64)))
+
+
+def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    return np.divide(top, bottom, out=np.zeros_like(top), where=bottom > 0)
 
 
 class MetricOptions(BaseModel):
@@ -59,6 +154,7 @@ class Metric(ABC):
     needs: ClassVar[Task | None] = None
     components: ClassVar[tuple[str, ...]] = ()
     Options: ClassVar[type[MetricOptions]] = MetricOptions
+    what: ClassVar[str] = "judgements"
 
     def __init__(self, judge: Judge | None) -> None:
         if self.needs is not None:
@@ -72,50 +168,13 @@ class Metric(ABC):
         self.judge = judge
 
     @abstractmethod
-    def plan(self, samples: Sequence[Sample]) -> list[Plan]:
-        """One plan per sample: the pairs to judge, or an outcome decided without judging."""
+    def plan_batch(self, samples: Sequence[Sample]) -> BatchPlan:
+        """The pairs to judge for ``samples``, and the outcomes decided without judging."""
 
-    def reduce(self, sample: Sample, pairs: list[Pair], verdicts: list[Verdict]) -> Outcome:
-        """Turn one sample's verdicts (in plan order) into its outcome."""
+    def reduce_batch(self, samples: Sequence[Sample], plan: BatchPlan, verdicts: VerdictBatch) -> list[Outcome]:
+        """One outcome per sample from the verdicts of ``plan.pairs`` (in plan order)."""
         raise NotImplementedError(f"metric {self.name!r} plans pairs but does not reduce them")
 
     def describe(self) -> dict[str, Any]:
         """What identifies this metric and its judge in a report."""
         return {"judge": None if self.judge is None else self.judge.fingerprint}
-
-
-def total_usage(verdicts: Sequence[Verdict]) -> Usage | None:
-    """Sum of the verdicts' usage, or ``None`` when none reported any."""
-    spent = [v.usage for v in verdicts if v.usage is not None]
-    if not spent:
-        return None
-    total = Usage()
-    for u in spent:
-        total = total + u
-    return total
-
-
-def unscored(verdicts: Sequence[Verdict], what: str) -> Outcome | None:
-    """A failed or skipped outcome when any verdict is not ok; ``None`` when all are scored.
-
-    One failed judgement fails the sample (its score would be a guess); otherwise one skipped judgement skips
-    it. The reason quotes the first such verdict and counts the rest.
-    """
-    for status in (Status.FAILED, Status.SKIPPED):
-        bad = [v for v in verdicts if v.status is status]
-        if bad:
-            reason = f"{len(bad)} of {len(verdicts)} {what} {status.value}: {bad[0].reason}"
-            return Outcome(None, status, reason, usage=total_usage(verdicts))
-    return None
-
-
-def reduce_claims(verdicts: Sequence[Verdict], by: str, what: str = "claim judgements") -> Outcome:
-    """Fraction of supported claims (``by="label"``) or mean claim score (``by="score"``)."""
-    bad = unscored(verdicts, what)
-    if bad is not None:
-        return bad
-    if by == "score":
-        value = sum(v.score or 0.0 for v in verdicts) / len(verdicts)
-    else:
-        value = sum(1 for v in verdicts if v.positive) / len(verdicts)
-    return Outcome(value, usage=total_usage(verdicts))

@@ -15,29 +15,52 @@ metric                        task        score
 What each metric does with incomplete input (never NaN, never a silent 0): an empty answer, no contexts (none,
 or only blank ones), a missing reference where the metric needs one, an empty question where it needs one, or
 no claims to check each give a ``skipped`` outcome whose reason says which. ``context_precision`` judges
-against the reference when a sample has one (``use_reference``) and the question otherwise. A judgement that
-failed fails the sample; see :func:`ragjudge.metrics.base.unscored`.
+against the reference when a sample has one (``use_reference``) and the question otherwise. A failed judgement
+fails its sample; see :mod:`ragjudge.metrics.base`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
+from operator import attrgetter
 from typing import Literal
 
-from ragjudge.judges.base import Judge
+import numpy as np
 from pydantic import Field
 
-from ragjudge.metrics.base import Metric, MetricOptions, Outcome, Plan, reduce_claims, total_usage, unscored
-from ragjudge.metrics.claims import ClaimSplitter, SentenceSplitter
-from ragjudge.records import Pair, Sample, Task, Verdict
+from ragjudge.batches import PairBatch, VerdictBatch
+from ragjudge.judges.base import Judge
+from ragjudge.metrics.base import BatchPlan, Metric, MetricOptions, Outcome, Reduction
+from ragjudge.metrics.claims import ClaimSplitter, SentenceSplitter, split_flat
+from ragjudge.records import Sample, Task
 
 __all__ = ["AnswerCorrectness", "AnswerRelevance", "ContextPrecision", "ContextRecall", "Faithfulness"]
 
 ClaimScoring = Literal["label", "score"]
 
 
-def _contexts(sample: Sample) -> list[str]:
-    return [c for c in sample.contexts if c.strip()]
+def _premises(samples: Sequence[Sample]) -> list[tuple[str, ...]]:
+    """Each sample's non-blank contexts (C-level maps; the rare sample with a blank context is filtered)."""
+    contexts = list(map(attrgetter("contexts"), samples))
+    premises = list(map(tuple, contexts))
+    clean = map(all, map(map, repeat(str.strip), contexts))
+    for j in [j for j, ok in enumerate(clean) if not ok]:
+        premises[j] = tuple(c for c in premises[j] if c.strip())
+    return premises
+
+
+def _decide(n: int, rules: Sequence[tuple[np.ndarray, str]]) -> list[Outcome | None]:
+    """``None`` for samples that pass every rule, else a skip with the first failed rule's reason."""
+    decided: list[Outcome | None] = [None] * n
+    for passed, reason in reversed(rules):  # earlier rules win: they are written last
+        for j in np.flatnonzero(~passed).tolist():
+            decided[j] = Outcome.skip(reason)
+    return decided
+
+
+def _nonblank(texts: Sequence[str]) -> np.ndarray:
+    return np.fromiter(map(bool, map(str.strip, texts)), bool, len(texts))
 
 
 class ClaimOptions(MetricOptions):
@@ -50,10 +73,11 @@ class ClaimOptions(MetricOptions):
 
 
 class _ClaimMetric(Metric):
-    """Shared constructor of metrics that split text into claims."""
+    """Shared constructor and reduction of metrics that split text into claims."""
 
     needs = Task.SUPPORT
     Options = ClaimOptions
+    what = "claim judgements"
 
     def __init__(self, judge: Judge, *, splitter: ClaimSplitter | None = None,
                  claim_scoring: ClaimScoring = "label", min_claim_chars: int = 10) -> None:
@@ -61,9 +85,10 @@ class _ClaimMetric(Metric):
         self.splitter = splitter or SentenceSplitter(min_chars=min_claim_chars)
         self.claim_scoring = claim_scoring
 
-    def reduce(self, sample: Sample, pairs: list[Pair], verdicts: list[Verdict]) -> Outcome:
-        """Fraction of supported claims (or mean claim score, with ``claim_scoring="score"``)."""
-        return reduce_claims(verdicts, self.claim_scoring)
+    def reduce_batch(self, samples: Sequence[Sample], plan: BatchPlan, verdicts: VerdictBatch) -> list[Outcome]:
+        """Fraction of supported claims (or mean claim score, with ``claim_scoring="score"``) per sample."""
+        red = Reduction(plan, verdicts, len(samples), self.what)
+        return red.outcomes(red.fraction(self.claim_scoring))
 
 
 class Faithfulness(_ClaimMetric):
@@ -71,21 +96,17 @@ class Faithfulness(_ClaimMetric):
 
     name = "faithfulness"
 
-    def plan(self, samples: Sequence[Sample]) -> list[Plan]:
+    def plan_batch(self, samples: Sequence[Sample]) -> BatchPlan:
         """One support pair per answer claim, against all of the sample's contexts."""
-        claims = self.splitter.split([s.answer for s in samples])
-        plans: list[Plan] = []
-        for sample, found in zip(samples, claims):
-            contexts = _contexts(sample)
-            if not sample.answer.strip():
-                plans.append(Outcome.skip("empty answer"))
-            elif not contexts:
-                plans.append(Outcome.skip("no contexts"))
-            elif not found:
-                plans.append(Outcome.skip("no claims in the answer"))
-            else:
-                plans.append([Pair.support(c, contexts) for c in found])
-        return plans
+        answers = list(map(attrgetter("answer"), samples))
+        claims, owner = split_flat(self.splitter, answers)
+        premises = _premises(samples)
+        decided = _decide(len(samples), [
+            (_nonblank(answers), "empty answer"),
+            (np.fromiter(map(bool, premises), bool, len(premises)), "no contexts"),
+            (np.bincount(owner, minlength=len(samples)) > 0, "no claims in the answer"),
+        ])
+        return BatchPlan.support(decided, claims, owner, premises)
 
 
 class ContextRecall(_ClaimMetric):
@@ -93,21 +114,17 @@ class ContextRecall(_ClaimMetric):
 
     name = "context_recall"
 
-    def plan(self, samples: Sequence[Sample]) -> list[Plan]:
+    def plan_batch(self, samples: Sequence[Sample]) -> BatchPlan:
         """One support pair per reference claim, against all of the sample's contexts."""
-        claims = self.splitter.split([s.reference or "" for s in samples])
-        plans: list[Plan] = []
-        for sample, found in zip(samples, claims):
-            contexts = _contexts(sample)
-            if not (sample.reference or "").strip():
-                plans.append(Outcome.skip("no reference"))
-            elif not contexts:
-                plans.append(Outcome.skip("no contexts"))
-            elif not found:
-                plans.append(Outcome.skip("no claims in the reference"))
-            else:
-                plans.append([Pair.support(c, contexts) for c in found])
-        return plans
+        references = [s.reference or "" for s in samples]
+        claims, owner = split_flat(self.splitter, references)
+        premises = _premises(samples)
+        decided = _decide(len(samples), [
+            (_nonblank(references), "no reference"),
+            (np.fromiter(map(bool, premises), bool, len(premises)), "no contexts"),
+            (np.bincount(owner, minlength=len(samples)) > 0, "no claims in the reference"),
+        ])
+        return BatchPlan.support(decided, claims, owner, premises)
 
 
 class AnswerCorrectness(_ClaimMetric):
@@ -116,39 +133,34 @@ class AnswerCorrectness(_ClaimMetric):
     name = "answer_correctness"
     components = ("precision", "recall")
 
-    def plan(self, samples: Sequence[Sample]) -> list[Plan]:
-        """Answer claims against the reference, then reference claims against the answer."""
-        answer_claims = self.splitter.split([s.answer for s in samples])
-        reference_claims = self.splitter.split([s.reference or "" for s in samples])
-        plans: list[Plan] = []
-        for sample, mine, theirs in zip(samples, answer_claims, reference_claims):
-            if not sample.answer.strip():
-                plans.append(Outcome.skip("empty answer"))
-            elif not (sample.reference or "").strip():
-                plans.append(Outcome.skip("no reference"))
-            elif not mine or not theirs:
-                plans.append(Outcome.skip("no claims in the " + ("answer" if not mine else "reference")))
-            else:
-                plans.append([Pair.support(c, [sample.reference or ""]) for c in mine]
-                             + [Pair.support(c, [sample.answer]) for c in theirs])
-        return plans
+    def plan_batch(self, samples: Sequence[Sample]) -> BatchPlan:
+        """Answer claims against the reference (group 0), then reference claims against the answer (group 1)."""
+        answers = [s.answer for s in samples]
+        references = [s.reference or "" for s in samples]
+        mine, mine_owner = split_flat(self.splitter, answers)
+        theirs, theirs_owner = split_flat(self.splitter, references)
+        n = len(samples)
+        decided = _decide(n, [
+            (_nonblank(answers), "empty answer"),
+            (_nonblank(references), "no reference"),
+            (np.bincount(mine_owner, minlength=n) > 0, "no claims in the answer"),
+            (np.bincount(theirs_owner, minlength=n) > 0, "no claims in the reference"),
+        ])
+        forward = BatchPlan.support(decided, mine, mine_owner, [(r,) for r in references])
+        backward = BatchPlan.support(decided, theirs, theirs_owner, [(a,) for a in answers])
+        return BatchPlan(PairBatch.concat([forward.pairs, backward.pairs]),
+                         np.concatenate([forward.owner, backward.owner]), decided,
+                         np.repeat([0, 1], [len(forward.owner), len(backward.owner)]))
 
-    def reduce(self, sample: Sample, pairs: list[Pair], verdicts: list[Verdict]) -> Outcome:
+    def reduce_batch(self, samples: Sequence[Sample], plan: BatchPlan, verdicts: VerdictBatch) -> list[Outcome]:
         """F1 of precision (answer side) and recall (reference side)."""
-        # Answer-side pairs come first and have the reference as premise. When answer and reference are the
-        # same text both sides have the same claims, so the split is in the middle.
-        if sample.reference == sample.answer:
-            n_answer = len(pairs) // 2
-        else:
-            n_answer = sum(1 for p in pairs if p.premises != (sample.answer,))
-        precision = reduce_claims(verdicts[:n_answer], self.claim_scoring, "answer-claim judgements")
-        recall = reduce_claims(verdicts[n_answer:], self.claim_scoring, "reference-claim judgements")
-        for part in (precision, recall):
-            if part.score is None:
-                return part
-        p, r = precision.score or 0.0, recall.score or 0.0
-        f1 = 0.0 if p + r == 0 else 2 * p * r / (p + r)
-        return Outcome(f1, components={"precision": p, "recall": r}, usage=total_usage(verdicts))
+        red = Reduction(plan, verdicts, len(samples), self.what)
+        side = plan.group if plan.group is not None else np.zeros(len(verdicts), dtype=np.int64)
+        precision = red.fraction(self.claim_scoring, (side == 0).astype(np.float64))
+        recall = red.fraction(self.claim_scoring, (side == 1).astype(np.float64))
+        total = precision + recall
+        f1 = np.divide(2 * precision * recall, total, out=np.zeros_like(total), where=total > 0)
+        return red.outcomes(f1, {"precision": precision, "recall": recall})
 
 
 class AnswerRelevance(Metric):
@@ -156,23 +168,26 @@ class AnswerRelevance(Metric):
 
     name = "answer_relevance"
     needs = Task.RELEVANCE
+    what = "relevance judgements"
 
-    def plan(self, samples: Sequence[Sample]) -> list[Plan]:
+    def plan_batch(self, samples: Sequence[Sample]) -> BatchPlan:
         """One relevance pair (question, answer) per sample."""
-        plans: list[Plan] = []
+        decided: list[Outcome | None] = []
         for sample in samples:
             if not sample.answer.strip():
-                plans.append(Outcome.skip("empty answer"))
+                decided.append(Outcome.skip("empty answer"))
             elif not sample.question.strip():
-                plans.append(Outcome.skip("empty question"))
+                decided.append(Outcome.skip("empty question"))
             else:
-                plans.append([Pair.relevance(sample.question, sample.answer)])
-        return plans
+                decided.append(None)
+        keep = [j for j, d in enumerate(decided) if d is None]
+        pairs = PairBatch.relevance([samples[j].question for j in keep], [samples[j].answer for j in keep])
+        return BatchPlan(pairs, np.asarray(keep, dtype=np.int64), decided)
 
-    def reduce(self, sample: Sample, pairs: list[Pair], verdicts: list[Verdict]) -> Outcome:
+    def reduce_batch(self, samples: Sequence[Sample], plan: BatchPlan, verdicts: VerdictBatch) -> list[Outcome]:
         """The judge's relevance score."""
-        bad = unscored(verdicts, "relevance judgements")
-        return bad or Outcome(verdicts[0].score, usage=verdicts[0].usage)
+        red = Reduction(plan, verdicts, len(samples), self.what)
+        return red.outcomes(red.fraction("score"))
 
 
 class ContextPrecisionOptions(MetricOptions):
@@ -188,33 +203,41 @@ class ContextPrecision(Metric):
     needs = Task.RELEVANCE
     components = ("fraction",)
     Options = ContextPrecisionOptions
+    what = "context judgements"
 
     def __init__(self, judge: Judge, *, use_reference: bool = True) -> None:
         super().__init__(judge)
         self.use_reference = use_reference
 
-    def plan(self, samples: Sequence[Sample]) -> list[Plan]:
+    def plan_batch(self, samples: Sequence[Sample]) -> BatchPlan:
         """One relevance pair per ranked context, against the reference (when used and given) or question."""
-        plans: list[Plan] = []
-        for sample in samples:
-            query = (sample.reference or "") if self.use_reference and sample.reference else sample.question
-            if not sample.contexts or not any(c.strip() for c in sample.contexts):
-                plans.append(Outcome.skip("no contexts"))
+        decided: list[Outcome | None] = []
+        owner: list[int] = []
+        queries: list[str] = []
+        texts: list[str] = []
+        for j, sample in enumerate(samples):
+            query = sample.reference if self.use_reference and sample.reference else sample.question
+            if not any(c.strip() for c in sample.contexts):
+                decided.append(Outcome.skip("no contexts"))
             elif not query.strip():
-                plans.append(Outcome.skip("empty question and no reference"))
+                decided.append(Outcome.skip("empty question and no reference"))
             else:
-                plans.append([Pair.relevance(query, c) for c in sample.contexts])
-        return plans
+                decided.append(None)
+                owner += [j] * len(sample.contexts)
+                queries += [query] * len(sample.contexts)
+                texts += sample.contexts
+        return BatchPlan(PairBatch.relevance(queries, texts), np.asarray(owner, dtype=np.int64), decided)
 
-    def reduce(self, sample: Sample, pairs: list[Pair], verdicts: list[Verdict]) -> Outcome:
+    def reduce_batch(self, samples: Sequence[Sample], plan: BatchPlan, verdicts: VerdictBatch) -> list[Outcome]:
         """Mean of precision@k over the ranks k of relevant contexts (0 when none is relevant)."""
-        bad = unscored(verdicts, "context judgements")
-        if bad is not None:
-            return bad
-        hits, weighted = 0, 0.0
-        for rank, verdict in enumerate(verdicts, start=1):
-            if verdict.positive:
-                hits += 1
-                weighted += hits / rank
-        score = weighted / hits if hits else 0.0
-        return Outcome(score, components={"fraction": hits / len(verdicts)}, usage=total_usage(verdicts))
+        red = Reduction(plan, verdicts, len(samples), self.what)
+        hit = verdicts.positive.astype(np.float64)
+        start = np.searchsorted(plan.owner, plan.owner)  # first pair of each sample (owners are sorted)
+        rank = np.arange(len(hit)) - start + 1
+        cumulative = np.cumsum(hit)
+        hits_so_far = cumulative - (cumulative[start] - hit[start])
+        relevant = red.sum(hit)
+        weighted = red.sum(hit * hits_so_far / np.maximum(rank, 1))
+        score = np.divide(weighted, relevant, out=np.zeros_like(weighted), where=relevant > 0)
+        return red.outcomes(score, {"fraction": np.divide(relevant, red.count, out=np.zeros_like(relevant),
+                                                           where=red.count > 0)})

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ragjudge.metrics.base import Metric, Outcome, Plan
+import numpy as np
+
+from ragjudge.batches import PairBatch
+from ragjudge.metrics.base import BatchPlan, Metric, Outcome
 from ragjudge.records import Sample
 
 __all__ = ["RetrievalMetric"]
@@ -22,17 +25,17 @@ class RetrievalMetric(Metric):
         super().__init__(None)
         self.name = measure
 
-    def plan(self, samples: Sequence[Sample]) -> list[Plan]:
-        """Every sample's value, computed for the whole batch at once."""
+    def plan_batch(self, samples: Sequence[Sample]) -> BatchPlan:
+        """Every sample's value, computed for the whole batch at once; nothing to judge."""
         from ragjudge.retrieval import evaluate_samples
 
         values = evaluate_samples(samples, [self.name])[self.name]
-        plans: list[Plan] = []
+        decided: list[Outcome | None] = []
         for sample, value in zip(samples, values):
             if value is not None:
-                plans.append(Outcome(float(value)))
+                decided.append(Outcome(float(value)))
             elif sample.retrieved_ids is None:
-                plans.append(Outcome.skip("no retrieved_ids"))
+                decided.append(Outcome.skip("no retrieved_ids"))
             else:
-                plans.append(Outcome.skip("no relevance labels (relevant_ids or relevance)"))
-        return plans
+                decided.append(Outcome.skip("no relevance labels (relevant_ids or relevance)"))
+        return BatchPlan(PairBatch([], [], [], []), np.zeros(0, dtype=np.int64), decided)
