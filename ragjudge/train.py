@@ -15,6 +15,7 @@ again with the same output directory resumes from it.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -166,12 +167,13 @@ class _Run:
             group["lr"] = self.config.lr * max(self.lr_factor(), 0.02)
         loss = self.model(**batch).loss
         loss.backward()
+        value = float(loss.detach())
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self.state.step += 1
         self.state.batch_in_epoch += 1
-        self.state.loss = 0.98 * self.state.loss + 0.02 * float(loss) if self.state.step > 1 else float(loss)
+        self.state.loss = 0.98 * self.state.loss + 0.02 * value if self.state.step > 1 else value
         if bar is not None:
             bar.update(1)
             bar.set_postfix(loss=f"{self.state.loss:.3f}", best=f"{self.state.best_auc:.3f}", refresh=False)
@@ -193,8 +195,10 @@ class _Run:
         self.state.history.append(metrics)
         _log(self.config, f"{when}: val AUC {metrics['auc']:.4f}, balanced accuracy "
              f"{metrics['balanced_accuracy']:.4f}, loss {self.state.loss:.4f}, {metrics['minutes']} min")
-        if metrics["auc"] > self.state.best_auc:
-            self.state.best_auc, self.state.bad_evals = metrics["auc"], 0
+        # An undefined AUC (one class in validation) counts as chance, so the first evaluation always saves.
+        auc = metrics["auc"] if math.isfinite(metrics["auc"]) else 0.5
+        if auc > self.state.best_auc:
+            self.state.best_auc, self.state.bad_evals = auc, 0
             save_judge(self.model, self.tokenizer, Path(self.config.output), self._metadata(metrics))
         else:
             self.state.bad_evals += 1

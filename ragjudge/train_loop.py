@@ -87,7 +87,7 @@ def evaluate(model: Any, batches: Batches) -> dict[str, Any]:
             scores[rows] = torch.softmax(model(**tensors).logits.float(), dim=-1)[:, 1].numpy()
     labels = batches.labels
     auc = float(roc_auc_score(labels, scores)) if len(set(labels.tolist())) == 2 else float("nan")
-    balanced = float(balanced_accuracy_score(labels, scores >= 0.5))
+    balanced = float(balanced_accuracy_score(labels, scores >= 0.5)) if len(labels) else float("nan")
     return {"auc": round(auc, 4), "balanced_accuracy": round(balanced, 4), "n": int(len(labels))}
 
 

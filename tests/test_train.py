@@ -1,0 +1,172 @@
+"""``ragjudge train``: data formats, augmentation, and short real training runs on a tiny in-test model."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from ragjudge.errors import ConfigError, DataError
+from ragjudge.train_augment import augment, perturb
+from ragjudge.train_data import Example, data_fingerprint, read_examples, split_examples, weighted
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tiny_nli.py
+
+NLI_ROWS = [
+    {"premise": "the cat sat on the mat.", "hypothesis": "the cat sat", "label": "entailment",
+     "source": "a"},
+    {"premise": "the dog ran in the park.", "hypothesis": "the dog sat", "label": "contradiction",
+     "source": "a"},
+    {"premise": "paris is the capital of france.", "hypothesis": "paris is big", "label": "neutral",
+     "source": "b"},
+    {"premise": "the sky is blue.", "hypothesis": "the sky is red", "label": "not_entailment",
+     "binary_label": 0, "source": "b"},
+]
+FAITH_ROWS = [
+    {"id": 1, "question": "", "contexts": ["the sun is big.", "the moon is small."],
+     "answer": "the sun is big", "label": 1},
+    {"id": 2, "question": "", "contexts": ["the sun is big."], "answer": "the sun is small", "label": 0},
+]
+
+
+def write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_reads_both_formats(tmp_path: Path) -> None:
+    nli = read_examples(write_jsonl(tmp_path / "nli.jsonl", NLI_ROWS))
+    assert [e.label for e in nli] == [1, 0, 0, 0] and nli[0].source == "a"
+    faith = read_examples(write_jsonl(tmp_path / "faith.jsonl", FAITH_ROWS))
+    assert faith[0] == Example("the sun is big.\n\nthe moon is small.", "the sun is big", 1, "faith")
+
+
+@pytest.mark.parametrize(("line", "field"), [
+    ("not json", None),
+    ('{"premise": "p", "hypothesis": "h", "label": "maybe"}', "label"),
+    ('{"question": "q"}', None),
+], ids=["not-json", "bad-label", "unknown-format"])
+def test_bad_line_names_file_and_line(tmp_path: Path, line: str, field: str | None) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(NLI_ROWS[0]) + "\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        read_examples(path)
+    assert caught.value.line == 2 and caught.value.field == field
+
+
+def test_split_weights_and_hash_are_deterministic(tmp_path: Path) -> None:
+    examples = [Example(f"p{i}", "h", i % 2, "x" if i < 10 else "y") for i in range(20)]
+    assert split_examples(examples, 5, seed=1) == split_examples(examples, 5, seed=1)
+    train_set, val = split_examples(examples, 5, seed=1)
+    assert len(val) == 5 and not set(val) & set(train_set)
+    doubled = weighted(examples, {"x": 2.0, "y": 0.0}, seed=0)
+    assert len(doubled) == 20 and {e.source for e in doubled} == {"x"}
+    a = write_jsonl(tmp_path / "a.jsonl", NLI_ROWS)
+    assert data_fingerprint([a]) == data_fingerprint([a])
+    assert data_fingerprint([a])["sha256"] != data_fingerprint([a, a])["sha256"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The bridge opened in 1932 and cost 40 million dollars to build.",
+    "Maria Lopez met John Smith in Madrid last spring for the concert.",
+    "The museum is closed on Mondays during the winter months of the year.",
+], ids=["number", "name", "negation"])
+def test_perturb_makes_a_small_different_sentence(sentence: str) -> None:
+    premise = sentence + " Later Anna Berg visited Oslo with friends and colleagues."
+    changed = perturb(sentence, premise, random.Random(0))
+    assert changed is not None and changed != sentence
+    assert abs(len(changed.split()) - len(sentence.split())) <= 3
+
+
+def test_augment_pairs_positive_and_negative() -> None:
+    premise = "The bridge opened in 1932. It cost 40 million dollars to build across the river."
+    out = augment([Example(premise, "h", 1)], fraction=1.0, seed=0)
+    assert [e.label for e in out] == [1, 0] and all(e.premise == premise for e in out)
+    assert out == augment([Example(premise, "h", 1)], fraction=1.0, seed=0)
+
+
+# -- real training on the tiny model ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tiny_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("torch")
+    from tiny_nli import save_tiny
+
+    return save_tiny(tmp_path_factory.mktemp("tiny-base"))
+
+
+@pytest.fixture()
+def data(tmp_path: Path) -> Path:
+    rows = [dict(r, premise=r["premise"], hypothesis=r["hypothesis"]) for r in NLI_ROWS] * 4
+    return write_jsonl(tmp_path / "train.jsonl", rows)
+
+
+def _config(data: Path, output: Path, base: Path, **kwargs: object) -> object:
+    from ragjudge.train import TrainConfig
+
+    settings: dict[str, object] = dict(data=[str(data)], output=str(output), base=str(base), epochs=1,
+                                       batch_size=6, val_size=4, max_length=48, progress=False, threads=1,
+                                       save_every=0)
+    settings.update(kwargs)
+    return TrainConfig(**settings)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_two_step_run_saves_a_judge_that_loads_with_no_options(tmp_path: Path, tiny_base: Path,
+                                                               data: Path) -> None:
+    from ragjudge.judges.nli import METADATA_FILE, NLIJudge
+    from ragjudge.records import Pair, Status
+    from ragjudge.train import train
+
+    output = tmp_path / "judge"
+    metadata = train(_config(data, output, tiny_base, max_samples=12))  # type: ignore[arg-type]
+    assert metadata["steps"] == 2 and metadata["max_length"] == 48
+    assert set(metadata["val_metrics"]) >= {"auc", "balanced_accuracy", "n"}
+    assert metadata["data"]["sha256"] == data_fingerprint([data])["sha256"]
+    assert json.loads((output / METADATA_FILE).read_text())["label_map"] == {"0": "not_entailment",
+                                                                             "1": "entailment"}
+    judge = NLIJudge(model=str(output))
+    assert judge.roles == {"contradiction": 0, "entailment": 1} and judge.max_length == 48
+    [verdict] = judge.judge([Pair.support("the cat sat", ["the cat sat on the mat."])])
+    assert verdict.status is Status.OK
+
+
+@pytest.mark.slow
+def test_resume_continues_from_the_checkpoint(tmp_path: Path, tiny_base: Path, data: Path) -> None:
+    from ragjudge.train import train
+
+    output = tmp_path / "judge"
+    train(_config(data, output, tiny_base, max_samples=12, patience=5))  # type: ignore[arg-type]
+    state = json.loads((output / "checkpoint" / "state.json").read_text())
+    assert (state["epoch"], state["step"]) == (1, 2)
+    again = _config(data, output, tiny_base, max_samples=12, epochs=2, patience=5)
+    metadata = train(again)  # type: ignore[arg-type]
+    assert metadata["steps"] == 4 and len(metadata["history"]) == 2
+    other = write_jsonl(tmp_path / "other.jsonl", NLI_ROWS[:3] * 3)
+    with pytest.raises(ConfigError, match="other data"):
+        train(_config(other, output, tiny_base))  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_same_seed_same_weights(tmp_path: Path, tiny_base: Path, data: Path) -> None:
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from ragjudge.train import train
+
+    for name in ("a", "b"):
+        train(_config(data, tmp_path / name, tiny_base, max_samples=12, seed=3))  # type: ignore[arg-type]
+    a, b = (AutoModelForSequenceClassification.from_pretrained(tmp_path / n).state_dict() for n in "ab")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_cli_registers_train() -> None:
+    from ragjudge.cli import build_parser
+
+    args = build_parser().parse_args(["train", "--data", "x.jsonl", "--output", "out", "--weight", "sick=0.5"])
+    assert args.command == "train" and args.data == ["x.jsonl"] and args.weight == ["sick=0.5"]
