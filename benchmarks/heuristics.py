@@ -123,8 +123,8 @@ def main() -> None:
     check_agreement(rows, runs)
     print(f"\n{n} samples from {args.data.name}; CPU seconds, best of {args.repeat} interleaved runs "
           "(article TF-IDF: 1 run)\n")
-    print(f"| path | seconds | samples/s | speed-up vs article |")
-    print(f"|---|---:|---:|---:|")
+    print("| path | seconds | samples/s | speed-up vs article |")
+    print("|---|---:|---:|---:|")
     base = {"faithfulness": runs["article faithfulness (overlap)"][0],
             "answer": runs["article answer relevance (tfidf)"][0]}
     for name, (seconds, _) in runs.items():

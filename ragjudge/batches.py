@@ -20,6 +20,7 @@ __all__ = ["PairBatch", "VerdictBatch"]
 
 _STATUSES = (Status.OK, Status.FAILED, Status.SKIPPED)
 _CODE = {status: code for code, status in enumerate(_STATUSES)}
+_POSITIVE = frozenset({"supported", "relevant"})
 
 
 class PairBatch(Sequence[Pair]):
@@ -120,14 +121,17 @@ class VerdictBatch(Sequence[Verdict]):
         scores = np.fromiter((v.score if v.score is not None else 0.0 for v in verdicts), np.float64,
                              len(verdicts))
         codes = np.fromiter((_CODE[v.status] for v in verdicts), np.int8, len(verdicts))
-        pick = lambda attr: {i: getattr(v, attr) for i, v in enumerate(verdicts)  # noqa: E731
-                             if getattr(v, attr) is not None}
-        return cls(scores, codes, [v.label for v in verdicts], pick("reason"), pick("rationale"), pick("usage"))
+        reasons = {i: v.reason for i, v in enumerate(verdicts) if v.reason is not None}
+        rationales = {i: v.rationale for i, v in enumerate(verdicts) if v.rationale is not None}
+        usages = {i: v.usage for i, v in enumerate(verdicts) if v.usage is not None}
+        return cls(scores, codes, [v.label for v in verdicts], reasons, rationales, usages)
 
     @property
     def positive(self) -> np.ndarray:
         """Mask of ok verdicts labelled ``supported`` or ``relevant``."""
-        return (self.codes == 0) & np.isin(np.asarray(self.labels, dtype=object), ["supported", "relevant"])
+        named = np.fromiter(map(_POSITIVE.__contains__, self.labels), bool, len(self.labels))
+        mask: np.ndarray = (self.codes == 0) & named
+        return mask
 
     def take(self, index: np.ndarray) -> VerdictBatch:
         """The verdicts at ``index`` (positions may repeat), in that order."""

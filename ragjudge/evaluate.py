@@ -30,7 +30,7 @@ def judge_plans(metric: Metric, samples: Sequence[Sample]) -> list[Outcome]:
     index: dict[tuple[Task, str, tuple[str, ...], str], int] = {}
     inverse = np.fromiter((index.setdefault(k, len(index)) for k in plan.pairs.keys()), np.int64,
                           len(plan.pairs))
-    unique = PairBatch(*(list(column) for column in zip(*index)))  # type: ignore[arg-type]
+    unique = PairBatch(*(list(column) for column in zip(*index)))
     verdicts = VerdictBatch.of(metric.judge.judge(unique)).take(inverse)
     return metric.reduce_batch(samples, plan, verdicts)
 

@@ -10,7 +10,6 @@ import math
 from enum import Enum
 from typing import Any, TypeVar
 
-
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = ["Pair", "Sample", "Status", "Task", "Usage", "Verdict", "trusted"]

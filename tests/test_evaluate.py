@@ -89,4 +89,5 @@ def test_outputs_in_three_formats(tmp_path) -> None:  # type: ignore[no-untyped-
     assert json.loads((tmp_path / "out.json").read_text())["schema_version"] == 1
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert rows[0] == {"id": "1", "faithfulness": 0.5, "faithfulness.status": "ok", "faithfulness.reason": None}
-    assert (tmp_path / "out.csv").read_text().splitlines()[0] == "id,faithfulness,faithfulness.status,faithfulness.reason"
+    header = (tmp_path / "out.csv").read_text().splitlines()[0]
+    assert header == "id,faithfulness,faithfulness.status,faithfulness.reason"

@@ -92,7 +92,7 @@ class Judge(ABC):
         """Whether this judge declares ``task``."""
         return Task(task) in self.tasks
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
         """Release what the judge holds (clients, models). Idempotent; the default holds nothing."""
 
     def __enter__(self) -> Judge:

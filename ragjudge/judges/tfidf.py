@@ -22,8 +22,8 @@ import numpy as np
 from pydantic import Field
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
-from ragjudge.judges.base import Judge, JudgeOptions
 from ragjudge.batches import PairBatch, VerdictBatch
+from ragjudge.judges.base import Judge, JudgeOptions
 from ragjudge.records import Pair, Task
 
 __all__ = ["TfidfJudge"]

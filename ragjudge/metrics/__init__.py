@@ -36,7 +36,7 @@ def build_metric(name: str, judge: Judge | None = None, options: Mapping[str, An
             raise ValueError(f"metric {name!r} needs a judge")
         cls = GENERATION_METRICS[name]
         validated = cls.Options.model_validate(dict(options or {}))
-        return cls(judge, **validated.model_dump())  # type: ignore[call-arg]
+        return cls(judge, **validated.model_dump())
     if options:
         raise ValueError(f"retrieval measure {name!r} takes its parameters in its name, not options")
     from ragjudge.retrieval import parse_measure

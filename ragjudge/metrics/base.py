@@ -138,7 +138,8 @@ class Reduction:
 
 
 def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
-    return np.divide(top, bottom, out=np.zeros_like(top), where=bottom > 0)
+    result: np.ndarray = np.divide(top, bottom, out=np.zeros_like(top), where=bottom > 0)
+    return result
 
 
 class MetricOptions(BaseModel):

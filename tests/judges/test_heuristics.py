@@ -68,7 +68,9 @@ def test_overlap_stop_words_option() -> None:
     assert plain == pytest.approx(3 / 5) and stopped == 1.0
 
 
-@pytest.mark.parametrize("options", [{}, {"sublinear_tf": True}, {"ngram_max": 2}], ids=["plain", "sublinear", "bigrams"])
+@pytest.mark.parametrize(
+    "options", [{}, {"sublinear_tf": True}, {"ngram_max": 2}], ids=["plain", "sublinear", "bigrams"]
+)
 def test_tfidf_pair_idf_equals_a_vectorizer_fitted_per_pair(begin_rows: list[dict], options: dict) -> None:
     judge = TfidfJudge(**options)
     rows = [r for r in begin_rows if r["question"].strip()]
