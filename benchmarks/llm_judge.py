@@ -7,10 +7,10 @@
    the run is latency-bound at 5 requests/s, so it uses ``--n-serial`` judgements (default 200).
 3. The 2,000 again from the warm cache.
 
-Columns: requests/s and tokens/s; ideal = the latency-bound rate (concurrency / latency); of ideal = measured /
-ideal; speed-up = measured / the serial ideal (1 / latency); overhead = (wall - n x latency / concurrency) / n,
-the wall time per request that is not the server's; cpu = this process's CPU time per request (ragjudge and
-the openai client together, whatever the machine's load).
+Columns: requests/s and tokens/s; ideal = the latency-bound rate (concurrency / latency); of ideal =
+measured / ideal; speed-up = measured / the serial ideal (1 / latency); overhead = (wall - n x latency /
+concurrency) / n, the wall time per request that is not the server's; cpu = this process's CPU time per
+request (ragjudge and the openai client together, whatever the machine's load).
 
     python benchmarks/llm_judge.py                # everything
     python benchmarks/llm_judge.py --n-llama 0    # scripted server only
@@ -31,10 +31,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "judges"))
 
 from ragjudge.judges.llm import LLMJudge  # noqa: E402
-from ragjudge.records import Pair, Verdict  # noqa: E402
+from ragjudge.records import Pair  # noqa: E402
 
-PREMISE = ("The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is named "
-           "after the engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889. ")
+PREMISE = ("The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is "
+           "named after the engineer Gustave Eiffel, whose company designed and built it from 1887 to 1889. ")
 
 
 def support_pairs(n: int, tag: str = "") -> list[Pair]:
@@ -64,7 +64,8 @@ class Row:
         if self.latency:
             ideal = self.concurrency / self.latency
             overhead = (self.wall - self.n * self.latency / self.concurrency) / self.n
-            cells += [f"{ideal:.0f}", f"{rate / ideal:.0%}", f"{rate * self.latency:.1f}x", f"{overhead * 1e3:.2f}"]
+            speed_up = rate * self.latency
+            cells += [f"{ideal:.0f}", f"{rate / ideal:.0%}", f"{speed_up:.1f}x", f"{overhead * 1e3:.2f}"]
         else:
             cells += ["", "", "", ""]
         return [*cells, f"{self.cpu / self.n * 1e3:.2f}"]
@@ -78,12 +79,12 @@ def measure(name: str, judge: LLMJudge, pairs: list[Pair], latency: float | None
     """Judge ``pairs`` once and time it."""
     before = judge.stats.requests
     wall, cpu = time.perf_counter(), time.process_time()
-    verdicts: list[Verdict] = judge.judge(pairs)
+    verdicts = list(judge.judge(pairs))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     tokens = sum(v.usage.input_tokens + v.usage.output_tokens for v in verdicts if v.usage)
     ok = sum(1 for v in verdicts if v.status.value == "ok")
-    return Row(name, len(pairs), judge.options.max_concurrency, wall, cpu, judge.stats.requests - before, tokens,
-               ok, latency)
+    requests = judge.stats.requests - before
+    return Row(name, len(pairs), judge.options.max_concurrency, wall, cpu, requests, tokens, ok, latency)
 
 
 def scripted(args: argparse.Namespace, workdir: Path) -> list[Row]:
@@ -110,7 +111,7 @@ def scripted(args: argparse.Namespace, workdir: Path) -> list[Row]:
 
 def llama(args: argparse.Namespace, workdir: Path) -> list[Row]:
     """The real llama.cpp server: cold, then from the warm cache."""
-    from llama_server import start_llama, stop_llama
+    from llama_server import start_llama, stop_llama  # type: ignore[import-not-found]
 
     server, proc = start_llama(workdir)
     try:
@@ -126,7 +127,8 @@ def llama(args: argparse.Namespace, workdir: Path) -> list[Row]:
 
 def main() -> None:
     """Run the benchmark and print a markdown table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--n-serial", type=int, default=200)
     parser.add_argument("--n-llama", type=int, default=200)

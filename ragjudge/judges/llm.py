@@ -60,8 +60,13 @@ class LLMJudge(Judge):
 
     @property
     def fingerprint(self) -> dict[str, Any]:
-        """The base fingerprint plus the prompt templates' versions and hashes, folded into ``id``."""
+        """The base fingerprint plus the prompt templates' versions and hashes, folded into ``id``.
+
+        ``base_url`` appears as host, port and path only: URLs are where credentials hide (user info, an
+        ``api-key`` query parameter), and the fingerprint is written into results.
+        """
         body = {key: value for key, value in super().fingerprint.items() if key != "id"}
+        body["options"] = {**body["options"], "base_url": self.options.endpoint_id()}
         body["prompts"] = template_versions()
         digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
         return {**body, "id": digest[:16]}

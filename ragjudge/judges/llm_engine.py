@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
+from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -25,6 +27,7 @@ from ragjudge.records import Status, Usage
 __all__ = ["ClientFactory", "KeyedJob", "LLMEngine", "run_sync"]
 
 T = TypeVar("T")
+log = logging.getLogger("ragjudge.judges.llm")
 ClientFactory = Callable[[], Any]
 
 
@@ -98,8 +101,13 @@ class LLMEngine:
         first = {key: job for key, job in zip(keys, jobs, strict=True) if key not in found}
         answers = await self._ask([first[key].job for key in todo], todo) if todo else []
         asked = dict(zip(todo, answers, strict=True))
-        self.stats.cache_hits += sum(1 for key in keys if key in found)
-        return [_answer(key, found, asked, seen) for seen, key in _first_sightings(keys)]
+        hits = sum(1 for key in keys if key in found)
+        self.stats.cache_hits += hits
+        outcomes = [_answer(key, found, asked, seen) for seen, key in _first_sightings(keys)]
+        ended = dict(Counter(o.status.value for o in outcomes))
+        log.info("llm %s: %d items, %d from cache, %d distinct asked: %s", self.options.model, len(jobs),
+                 hits, len(todo), ended)
+        return outcomes
 
     async def _ask(self, jobs: list[Job], keys: list[str]) -> list[Outcome]:
         client = self._client()
