@@ -38,7 +38,7 @@ def _clip(text: str, width: int = 70) -> str:
     return repr(text if len(text) <= width else text[:width - 3] + "...")
 
 
-@dataclass
+@dataclass(repr=False)
 class MetricCheck:
     """One metric's result on one dataset, ready to gate on."""
 
@@ -63,6 +63,9 @@ class MetricCheck:
     def upper(self) -> float | None:
         """Upper end of the bootstrap interval of the mean."""
         return None if self.summary.ci95 is None else self.summary.ci95[1]
+
+    def __repr__(self) -> str:
+        return f"MetricCheck({self.headline()})"
 
     def worst(self, k: int = 5) -> list[tuple[Sample, Outcome]]:
         """The ``k`` scored samples with the lowest scores, lowest first."""
@@ -100,6 +103,7 @@ class MetricCheck:
 
     def at_least(self, threshold: float, *, bound: Bound = "mean", worst: int = 5) -> MetricCheck:
         """Require the mean (or, with ``bound="lower"``, the interval's lower end) to reach ``threshold``."""
+        __tracebackhide__ = True  # pytest: show the user's gate line, not this frame
         value = self.mean if bound == "mean" else self.lower
         passed = value is not None and value >= threshold
         self.gates.append((threshold, bound, passed))
