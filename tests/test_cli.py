@@ -66,6 +66,19 @@ def test_evaluate_the_article_paris_example(tmp_path: Path) -> None:
     assert "faithfulness" in out.stdout and "0.500" in out.stdout
 
 
+def test_evaluate_the_article_canada_retrieval_example(tmp_path: Path) -> None:
+    out = ragjudge("evaluate", "examples/canada.jsonl", "--config", "examples/canada.yaml", "--output",
+                   str(tmp_path / "canada.json"))
+    assert out.returncode == 0, out.stderr
+    summary = json.loads((tmp_path / "canada.json").read_text())["summary"]
+    printed = {name: f"{s['mean']:.3f}" for name, s in summary.items()}
+    assert printed == {  # the article's printed numbers (exponential gain for nDCG)
+        "P@3": "0.667", "R@3": "0.500", "nDCG(gain=exponential)@3": "0.574",
+        "P@5": "0.800", "R@5": "1.000", "nDCG(gain=exponential)@5": "0.632",
+        "RR": "0.500", "AP": "0.679",
+    }
+
+
 @pytest.mark.slow
 def test_begin_faithfulness_with_overlap_ranks_human_labels(tmp_path: Path) -> None:
     data = shared_data("faithfulness", "begin.jsonl")

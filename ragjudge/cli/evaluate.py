@@ -90,10 +90,12 @@ def _report(result: Any, args: argparse.Namespace) -> int:
 
 def format_summary(summary: dict[str, Any]) -> str:
     """A fixed-width table: metric, mean, 95% interval, counts, judge."""
-    lines = [f"{'metric':<22}{'mean':>8}  {'95% CI':<17}{'scored':>7}{'failed':>7}{'skipped':>8}  judge"]
+    width = max([22, *(len(name) + 2 for name in summary)])
+    lines = [f"{'metric':<{width}}{'mean':>8}  {'95% CI':<17}{'scored':>7}{'failed':>7}{'skipped':>8}  judge"]
     for name, s in summary.items():
         mean = "-" if s["mean"] is None else f"{s['mean']:.3f}"
         ci = "-" if s["ci95"] is None else f"[{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}]"
         judge = "-" if s["judge"] is None else f"{s['judge']['name']} ({s['judge']['id']})"
-        lines.append(f"{name:<22}{mean:>8}  {ci:<17}{s['n_scored']:>7}{s['n_failed']:>7}{s['n_skipped']:>8}  {judge}")
+        counts = f"{s['n_scored']:>7}{s['n_failed']:>7}{s['n_skipped']:>8}"
+        lines.append(f"{name:<{width}}{mean:>8}  {ci:<17}{counts}  {judge}")
     return "\n".join(lines)
