@@ -12,6 +12,7 @@ as ``distribution:name``.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
@@ -87,13 +88,19 @@ def available_judges() -> list[JudgeEntry]:
     return sorted(seen.values(), key=lambda e: (e.name, e.distribution))
 
 
+def _normal(distribution: str) -> str:
+    """A distribution name as packaging compares them: ``Ragjudge_Embeddings`` equals ``ragjudge-embeddings``."""
+    return re.sub(r"[-_.]+", "-", distribution).lower()
+
+
 def _resolve(name: str) -> JudgeEntry:
     """The one entry a name (or ``distribution:name``) selects, or a clear error."""
     entries = available_judges()
     dist, _, short = name.rpartition(":")
-    matches = [e for e in entries if e.name == short and (not dist or e.distribution == dist)]
+    matches = [e for e in entries if e.name == short and (not dist or _normal(e.distribution) == _normal(dist))]
     if not matches:
-        raise UnknownJudgeError(name, {e.name for e in entries})
+        known = {e.name for e in entries} | ({e.qualified for e in entries} if dist else set())
+        raise UnknownJudgeError(name, known)
     if len(matches) > 1:
         names = " and ".join(e.qualified for e in matches)
         raise PluginError(f"judge name {short!r} is registered by more than one distribution: {names}; "
