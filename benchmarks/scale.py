@@ -8,7 +8,8 @@ reuses context sentences) read from one JSONL file by both engines. Local time i
 Ray time is one ``evaluate_ray`` call on an already started Ray (its start-up is measured apart: ``ray.init``,
 then a 256-sample run, which pays for starting the workers). Every run checks that the Ray result equals the
 local one (per-sample outcomes and summaries) and stops if not. The NLI model is a random 2-layer, hidden-32
-BERT: it measures the plumbing (actor start, model load, batching), not a real model's speed.
+BERT: it measures the plumbing (actor start, model load, batching), not a real model's speed; its run scores
+claims by P(entailment) (``claim_scoring: score``) so the identity check compares continuous values.
 """
 
 from __future__ import annotations
@@ -69,15 +70,16 @@ def save_tiny_nli(directory: Path) -> Path:
     return directory
 
 
-def compare(label: str, data: Path, judge: dict[str, Any], batch_size: int) -> dict[str, Any]:
+def compare(label: str, data: Path, judge: dict[str, Any], batch_size: int,
+            scoring: str = "label") -> dict[str, Any]:
     """Run both engines on ``data``; fail loudly unless the results are identical."""
     from ragjudge.config import parse_config
     from ragjudge.data import read_samples
     from ragjudge.engines.local import evaluate_local
     from ragjudge.engines.ray_engine import evaluate_ray
 
-    config = parse_config({"judge": judge, "metrics": ["faithfulness"], "batch_size": batch_size,
-                           "engine": "ray"})
+    metric = {"name": "faithfulness", "options": {"claim_scoring": scoring}}
+    config = parse_config({"judge": judge, "metrics": [metric], "batch_size": batch_size, "engine": "ray"})
     start = time.perf_counter()
     local = evaluate_local(read_samples(data), config, progress=False)
     local_s = time.perf_counter() - start
@@ -123,7 +125,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.nli_n:
             model = save_tiny_nli(root / "tiny-nli")
             rows.append(compare("faithfulness/tiny-nli", synthetic_jsonl(root / "nli.jsonl", args.nli_n),
-                                {"name": "nli", "options": {"model": str(model)}}, args.batch_size))
+                                {"name": "nli", "options": {"model": str(model)}}, args.batch_size,
+                                scoring="score"))
         ray.shutdown()
     print(f"Ray fixed start-up: ray.init {init_s:.1f} s; first 256-sample run {first_s:.1f} s "
           f"(num_cpus={args.num_cpus})")

@@ -195,3 +195,19 @@ def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bad_engine_config_is_rejected(data: dict[str, Any]) -> None:
     with pytest.raises(ConfigError):
         parse_config(data)
+
+
+@pytest.mark.slow
+def test_cli_engine_ray_writes_what_local_writes(ray_local: Any, tmp_path: Path) -> None:
+    import argparse
+
+    from ragjudge.cli import evaluate as cli
+
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers())
+    data = write_jsonl(make_samples(70, seed=2), tmp_path / "in.jsonl")
+    for engine in ("local", "ray"):
+        args = parser.parse_args(["evaluate", str(data), "-m", "faithfulness", "-q", "--batch-size", "16",
+                                  "--engine", engine, "-o", str(tmp_path / f"{engine}.json")])
+        assert args.func(args) == 0
+    assert (tmp_path / "ray.json").read_bytes() == (tmp_path / "local.json").read_bytes()
