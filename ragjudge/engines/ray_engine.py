@@ -16,6 +16,7 @@ started (and shut down at the end). A Ray already initialised in this process is
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -52,9 +53,10 @@ def connect(ray: Any, settings: RaySettings) -> bool:
     """Join the configured cluster, else ``$RAY_ADDRESS``, else start a local Ray; True when started here."""
     if ray.is_initialized():
         return False
-    if settings.address:
-        ray.init(address=settings.address, include_dashboard=False)
-    else:  # ray.init reads $RAY_ADDRESS itself and only starts a local instance without it
+    address = settings.address or os.environ.get("RAY_ADDRESS")
+    if address:  # a cluster's size is its own: num_cpus may not be passed when joining one
+        ray.init(address=address)
+    else:
         ray.init(num_cpus=settings.num_cpus, include_dashboard=False)
     return True
 

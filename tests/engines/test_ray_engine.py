@@ -211,3 +211,33 @@ def test_cli_engine_ray_writes_what_local_writes(ray_local: Any, tmp_path: Path)
                                   "--engine", engine, "-o", str(tmp_path / f"{engine}.json")])
         assert args.func(args) == 0
     assert (tmp_path / "ray.json").read_bytes() == (tmp_path / "local.json").read_bytes()
+
+
+class _FakeRay:
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def is_initialized(self) -> bool:
+        return False
+
+    def init(self, **kwargs: Any) -> None:
+        self.calls.append(kwargs)
+
+
+@pytest.mark.parametrize(("address", "env", "expected"), [
+    ("ray://head:10001", None, {"address": "ray://head:10001"}),
+    (None, "10.0.0.1:6379", {"address": "10.0.0.1:6379"}),
+    (None, None, {"num_cpus": 3, "include_dashboard": False}),
+], ids=["config-address", "env-address", "start-local"])
+def test_connect_joins_a_cluster_or_starts_one(address: str | None, env: str | None, expected: dict[str, Any],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragjudge.engines.ray_engine import connect
+    from ragjudge.engines.settings import RaySettings
+
+    if env is None:
+        monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    else:
+        monkeypatch.setenv("RAY_ADDRESS", env)
+    fake = _FakeRay()
+    assert connect(fake, RaySettings(address=address, num_cpus=3)) is True
+    assert fake.calls == [expected]
