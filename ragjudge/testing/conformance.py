@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from ragjudge.batches import PairBatch
 from ragjudge.errors import JudgeTaskError
 from ragjudge.judges.base import Judge
 from ragjudge.records import Pair, Task, Verdict
@@ -42,15 +43,17 @@ class JudgeCheck:
         self.run()
 
 
-def _call(judge: Judge, pairs: Sequence[Pair]) -> list[Verdict]:
-    """``judge_batch`` on ``pairs``, checked for count, type and per-verdict validity."""
+def _call(judge: Judge, pairs: Sequence[Pair], columnar: bool = False) -> list[Verdict]:
+    """``judge_batch`` on ``pairs`` (a list, or ``columnar``: a PairBatch), checked for count and validity."""
     try:
-        verdicts = judge.judge_batch(list(pairs))
+        returned = judge.judge_batch(PairBatch.of(pairs) if columnar else list(pairs))
     except Exception as error:
         raise ConformanceError(f"judge_batch raised {type(error).__name__}: {error}") from error
-    if not isinstance(verdicts, list) or len(verdicts) != len(pairs):
-        got = len(verdicts) if isinstance(verdicts, list) else type(verdicts).__name__
-        raise ConformanceError(f"judge_batch returned {got} verdicts for {len(pairs)} pairs")
+    if not isinstance(returned, Sequence):
+        raise ConformanceError(f"judge_batch returned a {type(returned).__name__}, not a sequence of verdicts")
+    verdicts = list(returned)
+    if len(verdicts) != len(pairs):
+        raise ConformanceError(f"judge_batch returned {len(verdicts)} verdicts for {len(pairs)} pairs")
     for i, (pair, verdict) in enumerate(zip(pairs, verdicts, strict=True)):
         problem = verdict_problem(pair, verdict)
         if problem:
@@ -72,11 +75,12 @@ def _expect_same(first: Sequence[Verdict], second: Sequence[Verdict], pairs: Seq
 
 
 def check_count_and_order(judge: Judge, tolerance: float) -> None:
-    """One verdict per pair, and reversing the batch reverses the verdicts."""
+    """One verdict per pair, reversing the batch reverses the verdicts, columnar input changes nothing."""
     pairs = regular_pairs(judge.tasks)
     forward = _call(judge, pairs)
     backward = _call(judge, pairs[::-1])[::-1]
     _expect_same(forward, backward, pairs, "reversing the batch did not reverse its verdicts", tolerance)
+    _expect_same(forward, _call(judge, pairs, columnar=True), pairs, "a PairBatch vs a list of pairs", tolerance)
 
 
 def check_scores_and_statuses(judge: Judge, tolerance: float) -> None:
