@@ -14,6 +14,7 @@ request (ragjudge and the openai client together, whatever the machine's load).
 
     python benchmarks/llm_judge.py                # everything
     python benchmarks/llm_judge.py --n-llama 0    # scripted server only
+    python benchmarks/llm_judge.py --skip-scripted --n-llama 50
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ HEADER = ["run", "n", "conc", "wall s", "requests", "req/s", "tok/s", "ok", "ide
 
 
 def measure(name: str, judge: LLMJudge, pairs: list[Pair], latency: float | None = None) -> Row:
-    """Judge ``pairs`` once and time it."""
+    """Judge ``pairs`` once, time it, and print the row at once (a long run shows its progress)."""
     before = judge.stats.requests
     wall, cpu = time.perf_counter(), time.process_time()
     verdicts = list(judge.judge(pairs))
@@ -84,7 +85,9 @@ def measure(name: str, judge: LLMJudge, pairs: list[Pair], latency: float | None
     tokens = sum(v.usage.input_tokens + v.usage.output_tokens for v in verdicts if v.usage)
     ok = sum(1 for v in verdicts if v.status.value == "ok")
     requests = judge.stats.requests - before
-    return Row(name, len(pairs), judge.options.max_concurrency, wall, cpu, requests, tokens, ok, latency)
+    row = Row(name, len(pairs), judge.options.max_concurrency, wall, cpu, requests, tokens, ok, latency)
+    print("| " + " | ".join(row.cells()) + " |", flush=True)
+    return row
 
 
 def scripted(args: argparse.Namespace, workdir: Path) -> list[Row]:
@@ -133,15 +136,15 @@ def main() -> None:
     parser.add_argument("--n-serial", type=int, default=200)
     parser.add_argument("--n-llama", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--skip-scripted", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="ragjudge-bench-") as tmp:
-        rows = scripted(args, Path(tmp))
-        if args.n_llama:
-            rows += llama(args, Path(tmp))
     print("| " + " | ".join(HEADER) + " |")
-    print("|" + "---|" * len(HEADER))
-    for row in rows:
-        print("| " + " | ".join(row.cells()) + " |")
+    print("|" + "---|" * len(HEADER), flush=True)
+    with tempfile.TemporaryDirectory(prefix="ragjudge-bench-") as tmp:
+        if not args.skip_scripted:
+            scripted(args, Path(tmp))
+        if args.n_llama:
+            llama(args, Path(tmp))
 
 
 if __name__ == "__main__":

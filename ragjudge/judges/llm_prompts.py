@@ -11,9 +11,10 @@ Untrusted text (claim, premises, question, answer) is placed in blocks::
     </data-3f9a0c2b71de>
 
 The boundary token is derived from a hash of all the data in the request, so a text cannot contain the token
-that closes its own block (it would have to contain a hash of itself). Anything inside the data that merely
-looks like a block marker is escaped as well, and the system prompt says the blocks are data, not
-instructions.
+that closes its own block (it would have to contain a hash of itself). The token is named at the top of the
+user message, before any data; the system prompt, identical for every request (so a server's prompt cache
+can reuse it), says the blocks are data, not instructions. Anything inside the data that merely looks like a
+block marker is escaped as well.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ __all__ = [
 
 Message = dict[str, Any]
 
-TEMPLATE_NAMES = ("system", "support", "relevance", "claims", "repair")
+TEMPLATE_NAMES = ("system", "fence", "support", "relevance", "claims", "repair")
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -127,9 +128,12 @@ def _messages(template: str, fields: Sequence[tuple[str, str, str]]) -> list[Mes
     for placeholder, name, text in fields:
         blocks.setdefault(placeholder, []).append(_fence(boundary, name, text))
     values = {placeholder: "\n\n".join(parts) for placeholder, parts in blocks.items()}
+    # The system prompt is the same for every request (servers with a prompt cache reuse it); the boundary
+    # is named at the top of the user message, before any untrusted text.
+    fence = load_template("fence").render(boundary=boundary)
     return [
-        {"role": "system", "content": load_template("system").render(boundary=boundary)},
-        {"role": "user", "content": load_template(template).render(**values)},
+        {"role": "system", "content": load_template("system").render()},
+        {"role": "user", "content": f"{fence}\n\n{load_template(template).render(**values)}"},
     ]
 
 
