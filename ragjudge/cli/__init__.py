@@ -18,7 +18,7 @@ from ragjudge.errors import RagJudgeError
 __all__ = ["build_parser", "main"]
 
 # Subcommand modules, in the order --help lists them.
-_COMMANDS = ("evaluate", "judges", "train", "meta_eval")
+_COMMANDS = ("evaluate", "judges", "retrieval", "meta_eval", "train")
 
 
 def build_parser() -> argparse.ArgumentParser:
