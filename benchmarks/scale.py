@@ -70,7 +70,7 @@ def save_tiny_nli(directory: Path) -> Path:
     return directory
 
 
-def compare(label: str, data: Path, judge: dict[str, Any], batch_size: int,
+def compare(label: str, data: Path, judge: dict[str, Any], batch_size: int, batches_per_task: int,
             scoring: str = "label") -> dict[str, Any]:
     """Run both engines on ``data``; fail loudly unless the results are identical."""
     from ragjudge.config import parse_config
@@ -79,7 +79,8 @@ def compare(label: str, data: Path, judge: dict[str, Any], batch_size: int,
     from ragjudge.engines.ray_engine import evaluate_ray
 
     metric = {"name": "faithfulness", "options": {"claim_scoring": scoring}}
-    config = parse_config({"judge": judge, "metrics": [metric], "batch_size": batch_size, "engine": "ray"})
+    config = parse_config({"judge": judge, "metrics": [metric], "batch_size": batch_size, "engine": "ray",
+                           "ray": {"batches_per_task": batches_per_task}})
     start = time.perf_counter()
     local = evaluate_local(read_samples(data), config, progress=False)
     local_s = time.perf_counter() - start
@@ -89,8 +90,15 @@ def compare(label: str, data: Path, judge: dict[str, Any], batch_size: int,
     if remote.to_dict() != local.to_dict():
         raise SystemExit(f"{label}: the Ray result differs from the local one")
     n = len(local.ids)
-    return {"label": label, "n": n, "local_s": local_s, "ray_s": ray_s, "local_rate": n / local_s,
+    row = {"label": label, "n": n, "local_s": local_s, "ray_s": ray_s, "local_rate": n / local_s,
             "ray_rate": n / ray_s, "mean": local.summary["faithfulness"].mean}
+    print(_format(row), flush=True)
+    return row
+
+
+def _format(r: dict[str, Any]) -> str:
+    return (f"{r['label']:<24}{r['n']:>9}{r['local_s']:>9.1f}{r['local_rate']:>10.0f}{r['ray_s']:>9.1f}"
+            f"{r['ray_rate']:>10.0f}  yes (mean {r['mean']:.4f})")
 
 
 def startup(ray: Any, num_cpus: int, data: Path, batch_size: int) -> tuple[float, float]:
@@ -113,6 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--nli-n", type=int, default=5_000, help="samples for the tiny NLI run (0: skip)")
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--num-cpus", type=int, default=2)
+    parser.add_argument("--batches-per-task", type=int, default=8, help="local batches per Ray call")
     args = parser.parse_args(argv)
     import ray
 
@@ -121,19 +130,18 @@ def main(argv: list[str] | None = None) -> None:
         warm = synthetic_jsonl(root / "warm.jsonl", 256, seed=1)
         init_s, first_s = startup(ray, args.num_cpus, warm, args.batch_size)
         rows = [compare("faithfulness/overlap", synthetic_jsonl(root / "overlap.jsonl", args.n),
-                        {"name": "overlap"}, args.batch_size)]
+                        {"name": "overlap"}, args.batch_size, args.batches_per_task)]
         if args.nli_n:
             model = save_tiny_nli(root / "tiny-nli")
             rows.append(compare("faithfulness/tiny-nli", synthetic_jsonl(root / "nli.jsonl", args.nli_n),
                                 {"name": "nli", "options": {"model": str(model)}}, args.batch_size,
-                                scoring="score"))
+                                args.batches_per_task, scoring="score"))
         ray.shutdown()
     print(f"Ray fixed start-up: ray.init {init_s:.1f} s; first 256-sample run {first_s:.1f} s "
           f"(num_cpus={args.num_cpus})")
     print(f"{'run':<24}{'samples':>9}{'local s':>9}{'local/s':>10}{'ray s':>9}{'ray/s':>10}  identical")
     for r in rows:
-        print(f"{r['label']:<24}{r['n']:>9}{r['local_s']:>9.1f}{r['local_rate']:>10.0f}{r['ray_s']:>9.1f}"
-              f"{r['ray_rate']:>10.0f}  yes (mean {r['mean']:.4f})")
+        print(_format(r))
 
 
 if __name__ == "__main__":

@@ -102,17 +102,21 @@ def _actor_args(ray: Any, settings: RaySettings) -> dict[str, Any]:
 
 
 def score_dataset(ray: Any, ds: Any, fmt: str, config: RunConfig) -> Any:
-    """The lazy dataset of encoded outcomes: exact ``batch_size`` blocks, one ``score_batch`` per block."""
-    blocks = ds.repartition(target_num_rows_per_block=config.batch_size, strict=True)
-    config_json = config.model_dump_json()
-    common = {"batch_size": config.batch_size, "batch_format": "pyarrow",
-              "num_cpus": config.ray.cpus_per_worker}
+    """The lazy dataset of encoded outcomes.
+
+    Blocks of exactly ``batches_per_task`` local batches, in input order; each Ray call scores one block with
+    one ``score_batch`` per local batch, so every batch starts where the local engine's does.
+    """
+    rows = config.batch_size * config.ray.batches_per_task
+    blocks = ds.repartition(target_num_rows_per_block=rows, strict=True)
+    args = (config.model_dump_json(), fmt, config.batch_size)
+    common = {"batch_size": rows, "batch_format": "pyarrow", "num_cpus": config.ray.cpus_per_worker}
     with warnings.catch_warnings():  # Ray 2.60 has no named parameter for retries; the kwargs still work
         warnings.simplefilter("ignore", DeprecationWarning)
         if _needs_actors(config):
-            return blocks.map_batches(ray_worker.ScoreActor, fn_constructor_args=(config_json, fmt), **common,
+            return blocks.map_batches(ray_worker.ScoreActor, fn_constructor_args=args, **common,
                                       **_actor_args(ray, config.ray))
-        return blocks.map_batches(ray_worker.score_task, fn_args=(config_json, fmt), **common,
+        return blocks.map_batches(ray_worker.score_task, fn_args=args, **common,
                                   max_retries=config.ray.max_retries)
 
 

@@ -103,8 +103,22 @@ def _score_safely(metrics: Sequence[Metric], samples: list[Sample]) -> list[dict
     return [row for sample in samples for row in _score_safely(metrics, [sample])]
 
 
-def score_records(metrics: Sequence[Metric], records: list[Any]) -> dict[str, list[Any]]:
-    """Score a batch of records: columns ``id`` (``None`` if the record has none) and ``outcomes`` (JSON)."""
+def score_records(metrics: Sequence[Metric], records: list[Any], batch_size: int | None = None,
+                  ) -> dict[str, list[Any]]:
+    """Score records ``batch_size`` at a time (default: all at once), each chunk one local-engine batch.
+
+    Returns the columns ``id`` (``None`` if the record has none) and ``outcomes`` (JSON), in record order.
+    """
+    size = batch_size or max(1, len(records))
+    columns: dict[str, list[Any]] = {"id": [], "outcomes": []}
+    for start in range(0, len(records), size):
+        part = _score_chunk(metrics, records[start:start + size])
+        columns["id"] += part["id"]
+        columns["outcomes"] += part["outcomes"]
+    return columns
+
+
+def _score_chunk(metrics: Sequence[Metric], records: list[Any]) -> dict[str, list[Any]]:
     parsed = [_sample(r) for r in records]
     valid = [s for s in parsed if isinstance(s, Sample)]
     scored = iter(_score_safely(metrics, valid)) if valid else iter(())
@@ -128,18 +142,19 @@ def _metrics(config_json: str) -> list[Metric]:
     return build_metrics(parse_config(json.loads(config_json)))
 
 
-def score_task(table: Any, config_json: str, fmt: str) -> dict[str, list[Any]]:
+def score_task(table: Any, config_json: str, fmt: str, batch_size: int) -> dict[str, list[Any]]:
     """Ray task body for cheap judges: metrics built once per worker process, then reused."""
-    return score_records(_metrics(config_json), records_of(table, fmt))
+    return score_records(_metrics(config_json), records_of(table, fmt), batch_size)
 
 
 class ScoreActor:
     """Ray actor body for model judges: builds the metrics (and loads the models) once per actor."""
 
-    def __init__(self, config_json: str, fmt: str) -> None:
+    def __init__(self, config_json: str, fmt: str, batch_size: int) -> None:
         self.metrics = build_metrics(parse_config(json.loads(config_json)))
         self.fmt = fmt
+        self.batch_size = batch_size
 
     def __call__(self, table: Any) -> dict[str, list[Any]]:
-        """Score one batch."""
-        return score_records(self.metrics, records_of(table, self.fmt))
+        """Score one block, ``batch_size`` samples at a time."""
+        return score_records(self.metrics, records_of(table, self.fmt), self.batch_size)

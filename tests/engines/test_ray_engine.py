@@ -99,9 +99,9 @@ def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return save_tiny_nli(tmp_path_factory.mktemp("tiny-nli"))
 
 
-def _config(judge: dict[str, Any], metrics: list[Any], batch_size: int) -> Any:
+def _config(judge: dict[str, Any], metrics: list[Any], batch_size: int, batches_per_task: int = 2) -> Any:
     return parse_config({"judge": judge, "metrics": metrics, "batch_size": batch_size, "engine": "ray",
-                         "bootstrap": {"resamples": 200}})
+                         "ray": {"batches_per_task": batches_per_task}, "bootstrap": {"resamples": 200}})
 
 
 CASES = {
@@ -145,7 +145,8 @@ def test_killed_actor_still_gives_complete_results(ray_local: Any, tiny_nli: Pat
     from ragjudge.engines.ray_engine import evaluate_ray
 
     samples = make_samples(200, seed=1)
-    config = _config({"name": "nli", "options": {"model": str(tiny_nli)}}, ["faithfulness"], batch_size=5)
+    config = _config({"name": "nli", "options": {"model": str(tiny_nli)}}, ["faithfulness"], batch_size=5,
+                     batches_per_task=1)
     killed: list[tuple[int, int]] = []
 
     def kill_one_actor(done: int) -> None:
