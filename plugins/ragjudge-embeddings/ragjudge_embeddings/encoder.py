@@ -48,9 +48,11 @@ class EmbeddingDependencyError(MissingDependencyError):
     """A package the embedding judge needs is missing; the message gives the pip line."""
 
     def __init__(self, missing: str) -> None:
-        super().__init__("the embedding judge", "embeddings", missing)
+        self.extra = "ragjudge-embeddings"
+        self.missing = missing
         self.install = f"pip install {missing}"
-        self.args = (f"the embedding judge needs {missing!r}, which is not installed: {self.install}",)
+        # not MissingDependencyError.__init__: its pip line names a ragjudge extra, and this is a plugin
+        ImportError.__init__(self, f"the embedding judge needs {missing!r}, which is not installed: {self.install}")
 
 
 def require_sentence_transformers() -> None:

@@ -43,8 +43,8 @@ class Calibration(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    low: float = Field(ge=-1.0, le=1.0)
-    high: float = Field(ge=-1.0, le=1.0)
+    low: float = Field(allow_inf_nan=False, description="cosine that scores 0")
+    high: float = Field(allow_inf_nan=False, description="cosine that scores 1")
 
     @model_validator(mode="after")
     def _ordered(self) -> Calibration:
