@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,39 @@ def test_judge_comes_from_the_command_line(ragjudge_eval):
 """)
     result = project.runpytest(*_plugin_args(), "--ragjudge-config", "strict.yaml")
     result.assert_outcomes(passed=1)
+
+
+# -- the gate itself, without pytest in the middle ------------------------------------------------------------
+
+def test_a_gate_reports_mean_interval_counts_and_the_worst_and_unscored_samples() -> None:
+    from ragjudge.testing import FakeJudge, evaluate_metric
+    from ragjudge.testing.gate import GateFailure
+
+    rows = [*SAMPLES, {"id": "empty", "question": "Why?", "contexts": ["Because."], "answer": ""}]
+    judge = FakeJudge(script={"The moon is made of green cheese.": 0.1}, default=0.8)
+    check = evaluate_metric(rows, "faithfulness", judge=judge, metric_options={"claim_scoring": "score"})
+    assert check.mean == pytest.approx((0.8 * 3 + 0.1) / 4)
+    assert check.lower is not None and check.upper is not None and check.lower < check.mean < check.upper
+    assert [s.id for s, _ in check.worst(2)] == ["moon", "paris"]
+    assert check.at_least(0.6) is check
+    with pytest.raises(GateFailure) as caught:
+        check.at_least(0.6, bound="lower", worst=1)
+    report = str(caught.value)
+    assert report.startswith("faithfulness lower confidence bound must be at least 0.6\n")
+    assert "5 samples: 4 scored, 0 failed, 1 skipped" in report and "judge: fake (id " in report
+    assert "worst 1 samples:\n  moon: 0.100" in report and "  empty: skipped: " in report
+    assert check.gates == [(0.6, "mean", True), (0.6, "lower", False)]
+
+
+def test_a_gate_takes_its_judge_from_a_config_and_accepts_overrides(tmp_path: Path) -> None:
+    from ragjudge.testing import evaluate_metric
+
+    config = tmp_path / "run.yaml"
+    config.write_text("judge: {name: overlap, options: {threshold: 0.2}}\n"
+                      "metrics: [{name: faithfulness, options: {claim_scoring: score}}]\n")
+    from_config = evaluate_metric(SAMPLES, config=config)
+    assert from_config.summary.judge is not None and from_config.summary.judge["options"]["threshold"] == 0.2
+    overridden = evaluate_metric(SAMPLES, config=config, judge_options={"threshold": 0.9})
+    assert overridden.summary.judge is not None and overridden.summary.judge["options"]["threshold"] == 0.9
+    other = evaluate_metric(SAMPLES, "answer_relevance", config=config, judge="tfidf")
+    assert other.summary.judge is not None and other.summary.judge["name"] == "tfidf"

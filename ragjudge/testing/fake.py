@@ -9,9 +9,9 @@ A script says what to answer for each pair, as one of:
 
 A score becomes an ok verdict labelled by ``threshold``. A pair the script does not cover gets ``default``
 as its score, or, when ``default`` is ``None``, a failed verdict saying it was not scripted. Every batch the
-judge receives is kept in ``calls``. The ``scores`` option is a script that also lives in config files::
+judge receives is kept in ``calls``. The ``scores`` option is a script given as plain options::
 
-    judge: {name: fake, options: {scores: {"Paris is in France.": 1.0}, default: 0.0}}
+    FakeJudge({"scores": {"Paris is in France.": 1.0}, "default": 0.0})
 """
 
 from __future__ import annotations
