@@ -242,3 +242,25 @@ def test_connect_joins_a_cluster_or_starts_one(address: str | None, env: str | N
     fake = _FakeRay()
     assert connect(fake, RaySettings(address=address, num_cpus=3)) is True
     assert fake.calls == [expected]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_shards_hold_every_row_in_order(fmt: str, tmp_path: Path) -> None:
+    from ragjudge.engines.shards import ShardWriter
+
+    samples = make_samples(250, seed=3)
+    config = parse_config({"metrics": ["faithfulness", "context_precision"]})
+    result = evaluate_local(samples, config, progress=False)
+    writer = ShardWriter(tmp_path, build_metrics(config), fmt, rows_per_shard=100)
+    for start in range(0, 250, 64):
+        writer.write(result.ids[start:start + 64], {m: o[start:start + 64] for m, o in result.outcomes.items()})
+    writer.close(result)
+    parts = sorted(tmp_path.glob(f"part-*.{fmt}"))
+    assert len(parts) == 3
+    if fmt == "jsonl":
+        rows = [json.loads(line) for p in parts for line in p.read_text().splitlines()]
+    else:
+        pandas = pytest.importorskip("pandas")
+        frame = pandas.concat(pandas.read_parquet(p) for p in parts)
+        rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    assert rows == json.loads(json.dumps(result.rows()))
