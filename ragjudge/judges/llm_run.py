@@ -159,34 +159,41 @@ class Runner:
         """One completion for ``messages``, retried as the error allows; each request goes into ``tally``."""
         retry = 0
         while True:
+            result = await self._attempt(messages, job, tally)
+            if isinstance(result, Reply):
+                return result
+            error, stepped_down = result
+            if stepped_down:
+                continue  # the server refused a format or logprobs: ask again at once with the next setting
+            if not error.retryable or retry >= self._opts.max_retries:
+                attempts = f"{retry + 1} attempt{'s' if retry else ''}"
+                raise _Stop(Status.FAILED, f"{error.kind}: {error.message} (after {attempts})")
+            retry += 1
+            self._stats.retries += 1
+            await self._sleep(retry, error)
+
+    async def _attempt(self, messages: list[Message], job: Job,
+                       tally: list[Usage]) -> Reply | tuple[TransportError, bool]:
+        """One request in a concurrency slot: the reply, or the error and whether the ladder stepped down."""
+        async with self._sem:
+            # Check the budget and read the ladder only now: while this request waited for a slot, others may
+            # have spent the budget or stepped the format down.
+            reason = self._budget.exhausted()
+            if reason:
+                raise _Stop(Status.SKIPPED, reason)
             mode, logprobs = self._ladder.mode, self._ladder.logprobs
+            tally.append(Usage(requests=1))
+            self._stats.requests += 1
+            body = self._body(messages, job, mode, logprobs)
             try:
-                async with self._sem:
-                    # Check the budget and read the ladder only now: while this request waited for a slot,
-                    # others may have spent the budget or stepped the format down.
-                    reason = self._budget.exhausted()
-                    if reason:
-                        raise _Stop(Status.SKIPPED, reason)
-                    mode, logprobs = self._ladder.mode, self._ladder.logprobs
-                    tally.append(Usage(requests=1))
-                    self._stats.requests += 1
-                    reply = await send(self._client, self._body(messages, job, mode, logprobs),
-                                       self._opts.timeout, self._openai)
+                reply = await send(self._client, body, self._opts.timeout, self._openai)
             except TransportError as error:
-                error.message = self._redact(error.message)
+                error.message = self._redact(error.message)  # servers echo what they were sent
                 self._stats.errors[error.kind] += 1
-                if self._ladder.rejected(mode, logprobs, error):
-                    continue
-                if not error.retryable or retry >= self._opts.max_retries:
-                    raise _Stop(Status.FAILED, f"{error.kind}: {error.message} "
-                                f"(after {retry + 1} attempt{'s' if retry else ''})") from None
-                retry += 1
-                self._stats.retries += 1
-                await self._sleep(retry, error)
-                continue
-            self._ladder.succeeded(mode, logprobs)
-            tally.append(self._spend(reply))
-            return reply
+                return error, self._ladder.rejected(mode, logprobs, error)
+        self._ladder.succeeded(mode, logprobs)
+        tally.append(self._spend(reply))
+        return reply
 
     def _spend(self, reply: Reply) -> Usage:
         cost = self._opts.cost(reply.input_tokens, reply.output_tokens)
