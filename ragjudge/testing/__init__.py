@@ -7,26 +7,32 @@
   X", with the lower confidence bound and the worst samples in the failure report. The pytest plugin
   (``ragjudge.testing.pytest_plugin``) wraps them in fixtures.
 
-Importing this package does not import pytest; only :func:`parametrize_judge_checks` does, when called.
+Names load on first use: pytest imports the plugin module (and so this package) in every session, which must
+stay cheap. Importing this package never imports pytest; only :func:`parametrize_judge_checks` does, when called.
 """
 
 from __future__ import annotations
 
-from ragjudge.testing.conformance import (
-    CHECKS,
-    ConformanceError,
-    JudgeCheck,
-    check_judge,
-    judge_checks,
-    parametrize_judge_checks,
-)
-from ragjudge.testing.fake import FakeJudge, Script
-from ragjudge.testing.gate import MetricCheck, evaluate_metric
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragjudge.testing.conformance import (
+        CHECKS,
+        ConformanceError,
+        JudgeCheck,
+        check_judge,
+        judge_checks,
+        parametrize_judge_checks,
+    )
+    from ragjudge.testing.fake import FakeJudge, Script
+    from ragjudge.testing.gate import GateFailure, MetricCheck, evaluate_metric
 
 __all__ = [
     "CHECKS",
     "ConformanceError",
     "FakeJudge",
+    "GateFailure",
     "JudgeCheck",
     "MetricCheck",
     "Script",
@@ -35,3 +41,20 @@ __all__ = [
     "judge_checks",
     "parametrize_judge_checks",
 ]
+
+_HOME = {
+    **dict.fromkeys(["CHECKS", "ConformanceError", "JudgeCheck", "check_judge", "judge_checks",
+                     "parametrize_judge_checks"], "conformance"),
+    **dict.fromkeys(["FakeJudge", "Script"], "fake"),
+    **dict.fromkeys(["GateFailure", "MetricCheck", "evaluate_metric"], "gate"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first access."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'ragjudge.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"ragjudge.testing.{home}"), name)
+    globals()[name] = value
+    return value

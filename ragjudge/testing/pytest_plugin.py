@@ -15,15 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ragjudge.testing.gate import Data, MetricCheck, evaluate_metric
+if TYPE_CHECKING:  # pytest loads this plugin in every session: the evaluation stack is imported on first use
+    from ragjudge.testing.gate import Data, MetricCheck
 
 __all__ = ["pytest_addoption", "pytest_terminal_summary", "ragjudge_config", "ragjudge_eval"]
 
-_CHECKS = pytest.StashKey[list[tuple[str, MetricCheck]]]()
+_CHECKS = pytest.StashKey[list[tuple[str, "MetricCheck"]]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,6 +51,8 @@ def ragjudge_eval(ragjudge_config: Path | None, request: pytest.FixtureRequest) 
     """A function ``(data, metric="faithfulness", **kwargs) -> MetricCheck`` bound to the session's config."""
 
     def run(data: Data, metric: str = "faithfulness", **kwargs: Any) -> MetricCheck:
+        from ragjudge.testing.gate import evaluate_metric
+
         kwargs.setdefault("config", ragjudge_config)
         check = evaluate_metric(data, metric, **kwargs)
         request.config.stash.setdefault(_CHECKS, []).append((request.node.nodeid, check))

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import WordHashEncoder
+from embedding_fakes import WordHashEncoder
 from pydantic import ValidationError
 from ragjudge_embeddings import Calibration, EmbeddingJudge
 from ragjudge_embeddings import encoder as encoder_module
