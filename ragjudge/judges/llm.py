@@ -6,10 +6,16 @@ obtained with the strongest structured-output mode the server accepts and parsed
 turn (see :mod:`ragjudge.judges.llm_formats` and :mod:`ragjudge.judges.llm_parse`). The score is P(yes) when
 the server returns logprobs, else 1.0 / 0.0. Requests run concurrently with retries and backoff; a budget cap
 turns the remaining items into ``skipped`` verdicts; answers are cached on disk
-(:mod:`ragjudge.judges.llm_cache`).
-Every pair ends ``ok``, ``failed`` with the reason, or ``skipped`` with the reason; each verdict carries its
-usage (requests, tokens, cost; ``cached`` when answered without a request).
+(:mod:`ragjudge.judges.llm_cache`). Every pair ends ``ok``, ``failed`` with the reason, or ``skipped`` with the
+reason; each verdict carries its usage (requests, tokens, cost; ``cached`` when answered without a request).
 
+A local llama.cpp server, for example::
+
+    judge = LLMJudge(model="gemma-3-270m", base_url="http://127.0.0.1:8080/v1", logprobs=False,
+                     max_concurrency=2, cache_path="runs/llm.sqlite")
+    verdicts = judge.judge([Pair.support("Paris is in France.", ["Paris is the capital of France."])])
+
+(llama.cpp computes logprobs slowly and serves one request at a time, hence those two options.)
 Needs the ``llm`` extra (``pip install 'ragjudge[llm]'``); the openai package is imported at construction.
 """
 
