@@ -63,3 +63,24 @@ def test_cli_evaluates_answer_relevance_offline(tmp_path: Path, judge: str) -> N
     scores = {s["id"]: s["metrics"]["answer_relevance"]["score"] for s in result["samples"]}
     assert scores["good"] > scores["off"]
     assert result["summary"]["answer_relevance"]["judge"]["name"] == "embedding"
+
+
+@pytest.mark.slow
+def test_support_ranks_begin_answers_by_faithfulness(minilm: EmbeddingJudge) -> None:
+    """AUC on every 20th BEGIN sample (238 of 4,749); the full set is in the README and benchmarks/."""
+    from sklearn.metrics import roc_auc_score
+
+    from ragjudge.data import read_samples
+    from ragjudge.evaluate import evaluate
+    from ragjudge.metrics import build_metric
+
+    path = SHARED / "begin.jsonl"
+    if not path.exists():
+        pytest.fail(f"shared data not found at {path}")
+    samples = read_samples(path)[::20]
+    metric = build_metric("faithfulness", minilm, {"claim_scoring": "score"})
+    outcomes = evaluate(samples, [metric], progress=False).outcomes["faithfulness"]
+    scored = [(o.score, s.label) for o, s in zip(outcomes, samples, strict=True) if o.score is not None]
+    assert len(scored) == len(samples)
+    auc = roc_auc_score([label == 1 for _, label in scored], [score for score, _ in scored])
+    assert auc > 0.8, auc
