@@ -33,10 +33,11 @@ def parse_numbers(buf: npt.NDArray[np.uint8], starts: Ints, ends: Ints) -> Float
     value = np.zeros(len(starts), dtype=np.float64)
     done: npt.NDArray[np.bool_] | None = None
     if len(starts) and width <= _MAX_DIGITS + 2 and int(ends.min()) >= width:
-        matrix = _right_aligned(buf, ends, lengths, width)
-        done = _uniform(matrix, value)
+        windows = as_strided(buf, shape=(len(buf) - width + 1, width), strides=(1, 1), writeable=False)
+        matrix = windows[ends - width]  # right-aligned; the bytes left of each field are not its own
+        done = _uniform(matrix, lengths, value)
         if done is None:
-            done = _fixed_place(matrix, value)
+            done = _fixed_place(_zero_filled(matrix, lengths), value)
     if done is None:
         done = np.zeros(len(starts), dtype=bool)
     if not done.all():
@@ -45,37 +46,48 @@ def parse_numbers(buf: npt.NDArray[np.uint8], starts: Ints, ends: Ints) -> Float
     return value
 
 
-def _right_aligned(buf: npt.NDArray[np.uint8], ends: Ints, lengths: Ints, width: int
-                   ) -> npt.NDArray[np.uint8]:
-    """Rows of ``width`` bytes ending at each field's end; bytes before the field replaced by ``'0'``."""
-    windows = as_strided(buf, shape=(len(buf) - width + 1, width), strides=(1, 1), writeable=False)
-    matrix = windows[ends - width]
+def _zero_filled(matrix: npt.NDArray[np.uint8], lengths: Ints) -> npt.NDArray[np.uint8]:
+    """The right-aligned rows with the bytes before each field replaced by ``'0'``."""
+    width = matrix.shape[1]
     if not (lengths == width).all():
         outside = np.arange(width) < (width - lengths)[:, None]
         np.copyto(matrix, np.uint8(_ZERO), where=outside)
     return matrix
 
 
-def _uniform(matrix: npt.NDArray[np.uint8], value: Floats) -> npt.NDArray[np.bool_] | None:
-    """The usual case, checked with whole-matrix tests only: unsigned, every row's dot (or none) in one
-    column."""
-    width = matrix.shape[1]
-    if not len(matrix) or bool((matrix[:, 0] == _MINUS).any()) or bool((matrix == _MINUS).any()):
+def _uniform(matrix: npt.NDArray[np.uint8], lengths: Ints, value: Floats) -> npt.NDArray[np.bool_] | None:
+    """The usual case, checked column by column: unsigned, every row's dot (or none) in one column. The matrix
+    is transposed once so that each character position is one contiguous pass; only the first few columns,
+    where some fields have not started yet, need a mask."""
+    n, width = matrix.shape
+    if not n:
         return None
-    dots = np.flatnonzero(matrix[0] == _DOT)
-    dot = int(dots[0]) if len(dots) else width
-    if dot < width and not bool((matrix[:, dot] == _DOT).all()):
+    columns = np.ascontiguousarray(matrix.T)
+    dot = _dot_column(columns[:, 0], width - int(lengths[0]))
+    ragged = width - int(lengths.min())  # the columns before this one are outside some fields
+    integer = np.zeros(n, dtype=np.int64)
+    for j in range(width):
+        digit = columns[j] - np.uint8(_ZERO)
+        if j < ragged:
+            digit[lengths < width - j] = 0  # outside the field: a leading zero
+        if j == dot:
+            if not bool((digit == np.uint8(_DOT - _ZERO + 256)).all()):
+                return None
+            continue
+        if not bool((digit < 10).all()):
+            return None  # a sign, an exponent, a dot elsewhere: the general path
+        integer *= 10
+        integer += digit
+    if int(integer.max()) >= 2**53:
         return None
-    digits = matrix - np.uint8(_ZERO)
-    if dot < width:
-        digits[:, dot] = 0
-    if not bool((digits < 10).all()):
-        return None
-    integer, decimals = _digits_value(digits, dot)
-    if not len(integer) or float(integer.max()) >= _EXACT:
-        return None
-    np.divide(integer, _POWERS[decimals], out=value)
-    return np.ones(len(value), dtype=bool)
+    np.divide(integer, _POWERS[max(width - dot - 1, 0)], out=value)
+    return np.ones(n, dtype=bool)
+
+
+def _dot_column(first_row: npt.NDArray[np.uint8], start: int) -> int:
+    """The column of the first row's dot (the row's field starts at ``start``); the width when it has none."""
+    dots = np.flatnonzero(first_row[start:] == _DOT)
+    return start + int(dots[0]) if len(dots) else len(first_row)
 
 
 def _fixed_place(matrix: npt.NDArray[np.uint8], value: Floats) -> npt.NDArray[np.bool_]:

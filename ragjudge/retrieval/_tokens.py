@@ -41,15 +41,15 @@ def split_block(buf: Bytes, n: int, fields: tuple[int, ...], min_fields: int, ma
     data = buf[:n]
     blank = data <= 32
     sep = np.flatnonzero(blank)
+    if max_fields == min_fields or max_fields is None:
+        fast = _same_count(data, sep, fields, min_fields)
+        if fast is not None:
+            return Block(buf, fast[0], fast[1], True)
     if len(sep) and (sep[0] == 0 or bool((blank[1:] & blank[:-1]).any())):
         buf = _squeeze(data, sep)
         data = buf[: len(buf) - PAD]
         sep = np.flatnonzero(data <= 32)
     del blank
-    if max_fields == min_fields or max_fields is None:
-        fast = _same_count(data, sep, fields, min_fields)
-        if fast is not None:
-            return Block(buf, fast[0], fast[1], True)
     line_end = np.flatnonzero(data[sep] == _NL)
     first = np.empty_like(line_end)
     first[:1] = 0
@@ -69,8 +69,9 @@ def split_block(buf: Bytes, n: int, fields: tuple[int, ...], min_fields: int, ma
 
 def _same_count(data: Bytes, sep: Ints, fields: tuple[int, ...], count: int
                 ) -> tuple[list[Ints], list[Ints]] | None:
-    """The usual file: every line has exactly ``count`` fields and none is a comment. Then the separators
-    form a ``(lines, count)`` table and each field is one of its columns (no index arithmetic)."""
+    """The usual file: every line has exactly ``count`` fields, one blank byte between them, no comment. Then
+    the separators form a ``(lines, count)`` table and each field is one of its columns (no index arithmetic).
+    None when the file is not like that."""
     if len(sep) % count or not len(sep):
         return None
     table = sep.reshape(-1, count)
@@ -79,8 +80,11 @@ def _same_count(data: Bytes, sep: Ints, fields: tuple[int, ...], count: int
     line_start = np.empty(len(table), dtype=np.int64)
     line_start[0] = 0
     line_start[1:] = table[:-1, -1] + 1
-    if bool((data[line_start] == _HASH).any()):
-        return None
+    if bool((table[:, 0] == line_start).any()) or bool((data[line_start] == _HASH).any()):
+        return None  # an empty first field (a leading blank) or a comment
+    for j in range(1, count):
+        if bool((table[:, j] - table[:, j - 1] == 1).any()):
+            return None  # two blanks in a row
     starts = [line_start if j == 0 else table[:, j - 1] + 1 for j in fields]
     return starts, [table[:, j] for j in fields]
 

@@ -14,16 +14,18 @@ duplicates too).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragjudge.errors import DataError
-from ragjudge.records import Sample
 from ragjudge.retrieval.align import align_mappings
 from ragjudge.retrieval.engine import compute
 from ragjudge.retrieval.measures import Measure, parse_measure
 from ragjudge.retrieval.ranking import FloatArray, build_ranked
+
+if TYPE_CHECKING:  # records import pydantic, which evaluating runs does not need
+    from ragjudge.records import Sample
 
 __all__ = [
     "average_precision", "evaluate_rankings", "evaluate_samples", "mean_average_precision",

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.stride_tricks import as_strided
 
 from ragjudge.errors import DataError
 from ragjudge.retrieval._numbers import parse_numbers
@@ -94,15 +95,20 @@ def _padded(buf: npt.NDArray[np.uint8], start: int, end: int) -> tuple[npt.NDArr
 def _read(path: Path, spec: _Layout) -> tuple[Columns, str | None]:
     fields = spec.fields
     buf = _load(path)
-    qids: list[npt.NDArray[np.bytes_]] = []
+    heads: list[npt.NDArray[np.int64]] = []
+    head_names: list[npt.NDArray[np.bytes_]] = []
     docs: list[npt.NDArray[np.bytes_]] = []
     values: list[npt.NDArray[np.float64]] = []
     name: str | None = None
+    rows = 0
     for start, end in _blocks(buf):
         block = split_block(*_padded(buf, start, end), fields, spec.min, spec.max)
         if not block.ok:
             _raise_bad(path, buf, start, end, spec)
-        qids.append(to_bytes_array(block.buf, block.starts[0], block.ends[0]))
+        block_heads = _topic_changes(block.buf, block.starts[0], block.ends[0])
+        heads.append(block_heads + rows)
+        head_names.append(to_bytes_array(block.buf, block.starts[0][block_heads], block.ends[0][block_heads]))
+        rows += len(block.starts[0])
         docs.append(to_bytes_array(block.buf, block.starts[1], block.ends[1]))
         try:
             values.append(parse_numbers(block.buf, block.starts[2], block.ends[2]))
@@ -110,9 +116,9 @@ def _read(path: Path, spec: _Layout) -> tuple[Columns, str | None]:
             _raise_bad(path, buf, start, end, spec)
         if len(fields) == 4 and len(block.starts[3]):
             name = bytes(block.buf[block.starts[3][-1] : block.ends[3][-1]]).decode(errors="replace")
-    qid, doc = (np.concatenate(p) if p else np.zeros(0, dtype="S1") for p in (qids, docs))
+    doc = np.concatenate(docs) if docs else np.zeros(0, dtype="S1")
     value = np.concatenate(values) if values else np.zeros(0, dtype=np.float64)
-    topic_ids, topic = _topic_codes(qid)
+    topic_ids, topic = _topic_codes(heads, head_names, rows)
     return Columns(topic_ids, topic, doc, value), name
 
 
@@ -122,19 +128,40 @@ def _raise_bad(path: Path, buf: npt.NDArray[np.uint8], start: int, end: int, spe
     raise DataError(problem, path=path, line=line + before if line else None)
 
 
-def _topic_codes(qid: npt.NDArray[np.bytes_]) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
-    """Topic ids (str, in order of first appearance) and each row's index into them; cheap when rows come
-    grouped by topic, as they usually do (only the first row of each group is looked at)."""
-    if len(qid) == 0:
+def _topic_changes(buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]
+                   ) -> npt.NDArray[np.int64]:
+    """Rows whose topic may differ from the previous row's (the first row always; never misses a change).
+
+    Each row's first ``longest + 1`` bytes are compared with the previous row's, unmasked: the window always
+    holds the blank that ends the topic id, so equal windows mean equal ids. Unequal windows with equal ids (the
+    bytes after the blank differ) only add a repeated head, which :func:`_topic_codes` merges.
+    """
+    if not len(starts):
+        return np.zeros(0, dtype=np.int64)
+    width = int((ends - starts).max()) + 1
+    padded = -(-width // 8) * 8
+    windows = as_strided(buf, shape=(len(buf) - padded + 1, padded), strides=(1, 1), writeable=False)[starts]
+    if padded != width:
+        windows[:, width:] = 0
+    words = windows.view(np.uint64)
+    change = np.ones(len(starts), dtype=bool)
+    change[1:] = (words[1:] != words[:-1]).any(axis=1)
+    return np.flatnonzero(change).astype(np.int64)
+
+
+def _topic_codes(heads: list[npt.NDArray[np.int64]], names: list[npt.NDArray[np.bytes_]], rows: int
+                 ) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
+    """Topic ids (str, in order of first appearance) and each row's index into them, from the rows where the
+    topic may change and the ids there."""
+    if not rows:
         return np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64)
-    change = np.ones(len(qid), dtype=bool)
-    change[1:] = qid[1:] != qid[:-1]
-    heads = np.flatnonzero(change)
-    names, first_seen, head_code = np.unique(qid[heads], return_index=True, return_inverse=True)
+    head_rows = np.concatenate(heads)
+    unique, first_seen, head_code = np.unique(np.concatenate(names), return_index=True, return_inverse=True)
     appearance = np.argsort(first_seen)
-    renumber = np.empty(len(names), dtype=np.int64)
-    renumber[appearance] = np.arange(len(names), dtype=np.int64)
-    topic = np.repeat(renumber[head_code], np.diff(np.append(heads, len(qid))))
-    topic_ids = np.array([n.decode("utf-8", errors="surrogateescape") for n in names[appearance].tolist()],
-                         dtype=object)
+    renumber = np.empty(len(unique), dtype=np.int64)
+    renumber[appearance] = np.arange(len(unique), dtype=np.int64)
+    topic = np.repeat(renumber[head_code], np.diff(np.append(head_rows, rows)))
+    # One decode for all ids (they hold no newline: it ends a field).
+    text = b"\n".join(unique[appearance].tolist()).decode("utf-8", errors="surrogateescape")
+    topic_ids = np.array(text.split("\n"), dtype=object)
     return topic_ids, topic
