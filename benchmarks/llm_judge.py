@@ -119,6 +119,7 @@ def llama(args: argparse.Namespace, workdir: Path) -> list[Row]:
     server, proc = start_llama(workdir)
     try:
         options: dict[str, Any] = {"model": server.model, "base_url": server.base_url, "logprobs": False,
+                                   "system_role": "user",  # the gemma chat format drops system messages
                                    "max_tokens": 64, "timeout": 300, "max_concurrency": 2,
                                    "cache_path": str(workdir / "llama.sqlite")}
         pairs = support_pairs(args.n_llama)

@@ -12,10 +12,11 @@ reason; each verdict carries its usage (requests, tokens, cost; ``cached`` when 
 A local llama.cpp server, for example::
 
     judge = LLMJudge(model="gemma-3-270m", base_url="http://127.0.0.1:8080/v1", logprobs=False,
-                     max_concurrency=2, cache_path="runs/llm.sqlite")
+                     max_concurrency=2, system_role="user", cache_path="runs/llm.sqlite")
     verdicts = judge.judge([Pair.support("Paris is in France.", ["Paris is the capital of France."])])
 
-(llama.cpp computes logprobs slowly and serves one request at a time, hence those two options.)
+(llama.cpp computes logprobs slowly and serves one request at a time, and its ``gemma`` chat format drops
+system messages, hence those options.)
 Needs the ``llm`` extra (``pip install 'ragjudge[llm]'``); the openai package is imported at construction.
 """
 

@@ -33,7 +33,9 @@ class LLMOptions(JudgeOptions):
     ``response_format`` ``auto`` tries a JSON schema, then JSON mode (with the schema, which llama.cpp
     honours), then plain JSON mode, then plain text with tolerant parsing, keeping the first the server
     accepts. ``logprobs`` asks for token log-probabilities so the score is P(yes) rather than 1 / 0; servers
-    that refuse them are detected and the judge carries on without.
+    that refuse them are detected and the judge carries on without. ``system_role`` ``user`` is for chat
+    templates that silently drop the system message (llama.cpp's ``gemma`` format): without it the model would
+    never read that the fenced blocks are data, not instructions.
     """
 
     model: str = "gpt-4o-mini"
@@ -44,6 +46,9 @@ class LLMOptions(JudgeOptions):
     max_tokens: int = Field(256, ge=8)
     logprobs: bool = True
     response_format: ResponseFormat = "auto"
+    system_role: Literal["system", "user"] = Field(
+        "system", description="'user' puts the system prompt at the top of the user message, for models "
+        "whose chat template drops system messages (Gemma in llama.cpp does)")
     timeout: float = Field(60.0, gt=0.0, description="seconds per request")
     max_concurrency: int = Field(8, ge=1)
     max_retries: int = Field(4, ge=0, description="retries per request after the first attempt")

@@ -35,6 +35,7 @@ __all__ = [
     "claims_messages",
     "escape_data",
     "load_template",
+    "merge_system",
     "relevance_messages",
     "repair_message",
     "support_messages",
@@ -153,6 +154,14 @@ def relevance_messages(query: str, text: str) -> list[Message]:
 def claims_messages(answer: str) -> list[Message]:
     """Messages asking for the atomic claims of ``answer``."""
     return _messages("claims", [("answer", "answer", answer)])
+
+
+def merge_system(messages: list[Message]) -> list[Message]:
+    """The system message folded into the top of the first user message, for templates that drop it."""
+    if len(messages) < 2 or messages[0]["role"] != "system" or messages[1]["role"] != "user":
+        return messages
+    merged = {"role": "user", "content": f"{messages[0]['content']}\n\n{messages[1]['content']}"}
+    return [merged, *messages[2:]]
 
 
 def repair_message(error: str) -> Message:

@@ -19,7 +19,7 @@ from ragjudge.judges.llm_client import TransportError, backoff_delay, send
 from ragjudge.judges.llm_formats import FormatLadder, response_format
 from ragjudge.judges.llm_options import LLMOptions
 from ragjudge.judges.llm_parse import ParseError, Reply
-from ragjudge.judges.llm_prompts import Message, repair_message
+from ragjudge.judges.llm_prompts import Message, merge_system, repair_message
 from ragjudge.judges.llm_secrets import Redactor
 from ragjudge.records import Status, Usage
 
@@ -208,6 +208,8 @@ class Runner:
 
     def _body(self, messages: list[Message], job: Job, mode: str, logprobs: bool) -> dict[str, Any]:
         opts = self._opts
+        if opts.system_role == "user":
+            messages = merge_system(messages)
         body: dict[str, Any] = {"model": opts.model, "messages": messages, "temperature": opts.temperature,
                                 "max_tokens": opts.max_tokens}
         if opts.seed is not None:

@@ -15,7 +15,7 @@ from llama_server import LlamaServer
 
 from ragjudge.judges.llm import LLMJudge
 from ragjudge.judges.llm_claims import LLMClaimSplitter
-from ragjudge.judges.llm_prompts import VERDICT_SCHEMA, support_messages
+from ragjudge.judges.llm_prompts import VERDICT_SCHEMA, merge_system, support_messages
 from ragjudge.records import Pair, Status
 
 pytestmark = pytest.mark.slow
@@ -48,7 +48,9 @@ class CountingClient:
 
 
 def _judge(server: LlamaServer, cache: Path, counter: CountingClient, **options: Any) -> LLMJudge:
+    # system_role "user": llama.cpp's gemma chat format drops system messages, and with them the fencing rule.
     base = {"model": server.model, "base_url": server.base_url, "cache_path": str(cache), "logprobs": False,
+            "system_role": "user",
             "max_tokens": 64, "timeout": 120, "max_concurrency": 2, "backoff_base": 0.2}
     return LLMJudge({**base, **options}, client_factory=counter)
 
@@ -87,7 +89,7 @@ def test_llama_cpp_honours_the_verdict_schema(llama_server: LlamaServer) -> None
 
     client: Any = openai.OpenAI(  # Any: llama.cpp's schema extension is not in openai's types
         base_url=llama_server.base_url, api_key="sk-no-key-required", max_retries=0)
-    messages: Any = support_messages("The Moon orbits the Earth.", ["The Moon is Earth's only satellite."])
+    messages: Any = merge_system(support_messages("The Moon orbits the Earth.", ["It is Earth's only satellite."]))
     request: dict[str, Any] = {"model": llama_server.model, "messages": messages, "max_tokens": 64,
                                "temperature": 0}
     completion = client.chat.completions.create(
@@ -110,6 +112,7 @@ def test_relevance_with_logprobs_and_claim_splitting(llama_server: LlamaServer, 
 
     splitter = LLMClaimSplitter({"model": llama_server.model, "base_url": llama_server.base_url,
                                  "cache_path": str(tmp_path / "c.db"), "logprobs": False, "max_tokens": 96,
+                                 "system_role": "user",
                                  "timeout": 120}, client_factory=counter)
     [claims] = splitter.split(["Paris is the capital of France. It has about two million inhabitants."])
     assert claims and all(isinstance(c, str) and c for c in claims)  # the model's split, or the fallback's
