@@ -249,3 +249,9 @@ def test_fingerprint_has_prompt_versions_and_ignores_volatile_options() -> None:
     b = LLMJudge(model="m", max_concurrency=64, timeout=50).fingerprint
     assert a == b and a["prompts"]["support"].startswith("support@1:")
     assert LLMJudge(model="m2").fingerprint["id"] != a["id"]
+
+
+def test_llm_judge_passes_the_judge_conformance_checks(fault_server: FaultServer, tmp_path: Path) -> None:
+    from ragjudge.testing.conformance import check_judge
+
+    check_judge(make_judge(fault_server, tmp_path, cache=False))
