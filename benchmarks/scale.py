@@ -9,7 +9,10 @@ Ray time is one ``evaluate_ray`` call on an already started Ray (its start-up is
 then a 256-sample run, which pays for starting the workers). Every run checks that the Ray result equals the
 local one (per-sample outcomes and summaries) and stops if not. The NLI model is a random 2-layer, hidden-32
 BERT: it measures the plumbing (actor start, model load, batching), not a real model's speed; its run scores
-claims by P(entailment) (``claim_scoring: score``) so the identity check compares continuous values.
+claims by P(entailment) (``claim_scoring: score``) so the identity check compares continuous values, and
+torch runs one thread per process in both engines (Ray sets ``OMP_NUM_THREADS=1`` in its workers; the local run
+gets the nli judge's ``threads: 1``): on a loaded machine torch's default thread pool, oversubscribed, was ten
+times slower, which measured torch rather than the engines.
 """
 
 from __future__ import annotations
@@ -117,7 +120,7 @@ def startup(ray: Any, num_cpus: int, data: Path, batch_size: int) -> tuple[float
 def main(argv: list[str] | None = None) -> None:
     """Build the inputs, measure, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=200_000, help="samples for the overlap run")
+    parser.add_argument("--n", type=int, default=200_000, help="samples for the overlap run (0: skip)")
     parser.add_argument("--nli-n", type=int, default=5_000, help="samples for the tiny NLI run (0: skip)")
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--num-cpus", type=int, default=2)
@@ -129,12 +132,14 @@ def main(argv: list[str] | None = None) -> None:
         root = Path(tmp)
         warm = synthetic_jsonl(root / "warm.jsonl", 256, seed=1)
         init_s, first_s = startup(ray, args.num_cpus, warm, args.batch_size)
-        rows = [compare("faithfulness/overlap", synthetic_jsonl(root / "overlap.jsonl", args.n),
-                        {"name": "overlap"}, args.batch_size, args.batches_per_task)]
+        rows = []
+        if args.n:
+            rows.append(compare("faithfulness/overlap", synthetic_jsonl(root / "overlap.jsonl", args.n),
+                                {"name": "overlap"}, args.batch_size, args.batches_per_task))
         if args.nli_n:
             model = save_tiny_nli(root / "tiny-nli")
             rows.append(compare("faithfulness/tiny-nli", synthetic_jsonl(root / "nli.jsonl", args.nli_n),
-                                {"name": "nli", "options": {"model": str(model)}}, args.batch_size,
+                                {"name": "nli", "options": {"model": str(model), "threads": 1}}, args.batch_size,
                                 args.batches_per_task, scoring="score"))
         ray.shutdown()
     print(f"Ray fixed start-up: ray.init {init_s:.1f} s; first 256-sample run {first_s:.1f} s "
