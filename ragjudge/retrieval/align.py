@@ -87,11 +87,8 @@ def align_mappings(qrels: Mapping[str, Mapping[Any, float]], run: Mapping[str, M
 def _align_columns(qrels: Qrels, run: Run, complete: bool) -> Aligned:
     q, r = qrels.rows, run.rows
     has_judgements = np.bincount(q.topic, minlength=len(q.topic_ids)) > 0
-    judged_topics = [str(t) for t in q.topic_ids[has_judgements]]
-    topics = _evaluated([str(t) for t in r.topic_ids], judged_topics, complete)
-    position = {t: i for i, t in enumerate(topics)}
-    run_map = np.array([position.get(str(t), -1) for t in r.topic_ids], dtype=np.int64)
-    qrels_map = np.array([position.get(str(t), -1) for t in q.topic_ids], dtype=np.int64)
+    topics = _evaluated(r.topic_ids.tolist(), q.topic_ids[has_judgements].tolist(), complete)
+    run_map, qrels_map = (_positions_in(topics, ids.tolist()) for ids in (r.topic_ids, q.topic_ids))
     run_topic, run_doc, score = _rows(run_map[r.topic], r.doc, r.value)
     qrels_topic, qrels_doc, qrels_value = _rows(qrels_map[q.topic], q.doc, q.value)
     names = np.array(topics, dtype=object)
@@ -100,6 +97,12 @@ def _align_columns(qrels: Qrels, run: Run, complete: bool) -> Aligned:
     found = match >= 0
     rel[found] = qrels_value[match[found]]
     return Aligned(topics, run_topic, score, rel, run_doc.__getitem__, (qrels_topic, qrels_value))
+
+
+def _positions_in(topics: list[str], ids: list[str]) -> IntArray:
+    """Each id's index in ``topics``, -1 when absent."""
+    position = dict(zip(topics, range(len(topics)), strict=True))
+    return np.fromiter(map(position.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
 
 
 def _rows(topic: IntArray, doc: npt.NDArray[Any], value: FloatArray

@@ -118,10 +118,10 @@ def evaluate(
     ranked = build_ranked(len(aligned.topic_ids), aligned.topic, aligned.score, aligned.rel, aligned.docs,
                           aligned.judged, max_docs=max_docs, judged_only=judged_only)
     values = compute(ranked, wanted, relevance_level)
-    order = sorted(range(len(aligned.topic_ids)), key=aligned.topic_ids.__getitem__)
-    index = np.array(order, dtype=np.int64)
-    return Evaluation(tuple(aligned.topic_ids[i] for i in order), {m: v[index] for m, v in values.items()},
-                      the_run.name)
+    ids = aligned.topic_ids
+    index = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    topics = tuple(np.array(ids, dtype=object)[index].tolist())
+    return Evaluation(topics, {m: v[index] for m, v in values.items()}, the_run.name)
 
 
 def _measures(measures: Iterable[str | Measure] | str | Measure) -> list[Measure]:

@@ -22,10 +22,33 @@ U64 = npt.NDArray[np.uint64]
 _K1, _K2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9)
 
 
+class _Rows:
+    """Judgement rows followed by retrieved rows, indexed as one table without copying either."""
+
+    def __init__(self, topics: tuple[IntArray, IntArray], docs: tuple[npt.NDArray[Any], npt.NDArray[Any]]):
+        self.topics, self.docs, self.split = topics, docs, len(topics[0])
+
+    def topic(self, rows: IntArray) -> IntArray:
+        """Topic index of each row."""
+        return self._take(self.topics, rows)
+
+    def doc(self, rows: IntArray) -> npt.NDArray[Any]:
+        """Document id of each row."""
+        return self._take(self.docs, rows)
+
+    def _take(self, columns: tuple[npt.NDArray[Any], npt.NDArray[Any]], rows: IntArray) -> npt.NDArray[Any]:
+        out = np.empty(len(rows), dtype=np.result_type(*columns))
+        first = rows < self.split
+        out[first] = columns[0][rows[first]]
+        out[~first] = columns[1][rows[~first] - self.split]
+        return out
+
+
 def doc_hash(doc: npt.NDArray[Any]) -> U64:
-    """A 64-bit hash of each document id: bytes ids word by word, str ids through Python's hash."""
+    """A 64-bit hash of each document id whose high bits depend on every byte: multiply-shift hashing of the
+    ids' 8-byte words (bytes ids) or Python's hash (str ids)."""
     if doc.dtype.kind != "S":
-        return _finish(np.fromiter(map(hash, doc), dtype=np.int64, count=len(doc)).view(np.uint64))
+        return np.fromiter(map(hash, doc), dtype=np.int64, count=len(doc)).view(np.uint64)
     width = doc.dtype.itemsize
     raw = doc.view(np.uint8).reshape(len(doc), width)
     if width % 8:
@@ -33,17 +56,9 @@ def doc_hash(doc: npt.NDArray[Any]) -> U64:
     words = raw.view(np.uint64)
     h: U64 = words[:, 0] * _K1
     for column in range(1, words.shape[1]):
-        h ^= h >> np.uint64(32)
+        h ^= h >> np.uint64(29)
         h ^= words[:, column]
-        h *= _K1
-    return _finish(h)
-
-
-def _finish(h: U64) -> U64:
-    """Spread every input bit over the high bits, which are the ones used."""
-    h ^= h >> np.uint64(29)
-    h *= _K2
-    h ^= h >> np.uint64(32)
+        h *= _K2
     return h
 
 
@@ -56,28 +71,28 @@ def match_judgements(
     ``topic_names`` names the topic indices in error messages; ``sources`` are the qrels and run file names.
     """
     n_qrels = len(qrels_topic)
-    topic = np.concatenate((qrels_topic, run_topic))
-    doc = _same_kind(qrels_doc, run_doc)
-    rows, hashes = _grouped(topic, doc_hash(doc))
-    first, second = _equal_pairs(rows, hashes, topic, doc)
+    both = _Rows((qrels_topic, run_topic), _same_kind(qrels_doc, run_doc))
+    rows, groups = _grouped(both)
+    first, second = _equal_pairs(rows, groups, both)
     duplicate = _duplicate(first, second, n_qrels)
     if duplicate is not None:
         what, row = duplicate
-        name = doc[row].decode(errors="replace") if isinstance(doc[row], bytes) else doc[row]
-        raise DataError(f"duplicate {what} for topic {topic_names[topic[row]]!r}, document {name!r} "
-                        "(trec_eval refuses duplicates too)", path=sources[what == "retrieved document"],
-                        field="docno")
+        doc = both.doc(np.array([row]))[0]
+        name = doc.decode(errors="replace") if isinstance(doc, bytes) else doc
+        raise DataError(f"duplicate {what} for topic {topic_names[both.topic(np.array([row]))[0]]!r}, "
+                        f"document {name!r} (trec_eval refuses duplicates too)",
+                        path=sources[what == "retrieved document"], field="docno")
     match = np.full(len(run_topic), -1, dtype=np.int64)
     hit = (first < n_qrels) & (second >= n_qrels)
     match[second[hit] - n_qrels] = first[hit]
     return match
 
 
-def _same_kind(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """Both id columns in one array: bytes stay bytes unless the other side is str."""
+def _same_kind(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Both id columns as bytes, or both as str when one side is str."""
     if (a.dtype.kind == "S") != (b.dtype.kind == "S"):
-        a, b = (_as_str(x) for x in (a, b))
-    return np.concatenate((a, b))
+        return _as_str(a), _as_str(b)
+    return a, b
 
 
 def _as_str(ids: npt.NDArray[Any]) -> npt.NDArray[np.object_]:
@@ -86,54 +101,68 @@ def _as_str(ids: npt.NDArray[Any]) -> npt.NDArray[np.object_]:
     return np.array([x if isinstance(x, str) else str(x) for x in ids.tolist()], dtype=object)
 
 
-def _grouped(topic: IntArray, h: U64) -> tuple[IntArray, U64]:
-    """Row numbers ordered by (topic, hash), ties by row, and each row's (topic, hash) key.
+def _grouped(both: _Rows) -> tuple[IntArray, U64]:
+    """Row numbers ordered by (topic, document hash), ties by row, and each row's (topic, hash) group key.
 
     Topic, hash high bits and row number share one 64-bit integer, sorted in place. Rows usually come grouped by
     topic in increasing topic order (from the run's order of first appearance), so the keys are sorted block by
     block already and a stable (merging) sort finishes them several times faster than a quicksort would.
     """
-    n = len(h)
+    n = both.split + len(both.topics[1])
     row_bits = max(1, (n - 1).bit_length())
-    topic_bits = max(1, int(topic.max(initial=0)).bit_length())
-    hash_bits = 64 - row_bits - topic_bits
-    low = np.uint64((1 << row_bits) - 1)
-    if hash_bits >= 20:
-        key = topic.view(np.uint64) << np.uint64(64 - topic_bits)
-        key |= (h >> np.uint64(64 - hash_bits)) << np.uint64(row_bits)
-        key |= np.arange(n, dtype=np.uint64)
-        key.sort(kind="stable")
-    else:  # too many rows and topics to spare the bits: hash the topic in, sort it all
-        key = ((h ^ (topic.view(np.uint64) * _K1)) & ~low) | np.arange(n, dtype=np.uint64)
-        key.sort()
-    return (key & low).view(np.int64), key >> np.uint64(row_bits)
+    topic_bits = max(1, max(int(t.max(initial=0)) for t in both.topics).bit_length())
+    if 64 - row_bits - topic_bits < 20:
+        topic_bits = 0  # too many rows and topics to spare the bits: hash the topic in, sort it all
+    key = np.concatenate([_key(topic, doc, offset, row_bits, topic_bits) for offset, topic, doc in
+                          ((0, both.topics[0], both.docs[0]), (both.split, both.topics[1], both.docs[1]))])
+    key.sort(kind="stable" if topic_bits else "quicksort")
+    rows = (key & np.uint64((1 << row_bits) - 1)).view(np.int64)
+    key >>= np.uint64(row_bits)
+    return rows, key
 
 
-def _equal_pairs(rows: IntArray, hashes: U64, topic: IntArray, doc: npt.NDArray[Any]
-                 ) -> tuple[IntArray, IntArray]:
+def _key(topic: IntArray, doc: npt.NDArray[Any], offset: int, row_bits: int, topic_bits: int) -> U64:
+    """Per row: [topic | hash high bits | row number] (or [hash of topic and doc | row number] without
+    ``topic_bits``)."""
+    h = doc_hash(doc)
+    if topic_bits:
+        key: U64 = topic.astype(np.uint64) << np.uint64(64 - topic_bits)
+        h >>= np.uint64(row_bits + topic_bits)
+        h <<= np.uint64(row_bits)
+        key |= h
+    else:
+        key = topic.astype(np.uint64) * _K2
+        key ^= h
+        key >>= np.uint64(row_bits)
+        key <<= np.uint64(row_bits)
+    key |= np.arange(offset, offset + len(topic), dtype=np.uint64)
+    return key
+
+
+def _equal_pairs(rows: IntArray, groups: U64, both: _Rows) -> tuple[IntArray, IntArray]:
     """Pairs (a, b), a < b, of rows with equal topic and document."""
-    same = np.flatnonzero(hashes[1:] == hashes[:-1])
+    same = np.flatnonzero(groups[1:] == groups[:-1])
     if not len(same):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     in_big_group = np.zeros(len(same), dtype=bool)
     in_big_group[1:] |= same[1:] == same[:-1] + 1
     in_big_group[:-1] |= same[1:] == same[:-1] + 1
     a, b = rows[same[~in_big_group]], rows[same[~in_big_group] + 1]
-    equal = (topic[a] == topic[b]) & (doc[a] == doc[b])
-    big_a, big_b = _big_groups(rows, same[in_big_group], topic, doc)
+    equal = (both.topic(a) == both.topic(b)) & (both.doc(a) == both.doc(b))
+    big_a, big_b = _big_groups(rows, same[in_big_group], both)
     return np.concatenate((a[equal], big_a)), np.concatenate((b[equal], big_b))
 
 
-def _big_groups(rows: IntArray, links: IntArray, topic: IntArray, doc: npt.NDArray[Any]
-                ) -> tuple[IntArray, IntArray]:
+def _big_groups(rows: IntArray, links: IntArray, both: _Rows) -> tuple[IntArray, IntArray]:
     """Exact pairs inside groups of three or more equal hashes (duplicates or collisions; rare): each row is
     paired with the latest earlier row of the same (topic, doc), so a judgement pairs with the first
     retrieved copy and retrieved copies pair with each other."""
     seen: dict[tuple[int, Any], int] = {}
     pairs: list[tuple[int, int]] = []
-    members = np.unique(np.concatenate((links, links + 1))) if len(links) else links
-    for row in sorted(rows[members].tolist()):
-        key = (int(topic[row]), doc[row])
+    members = np.sort(rows[np.unique(np.concatenate((links, links + 1)))]) if len(links) else links
+    for row, topic, doc in zip(members.tolist(), both.topic(members).tolist(), both.doc(members).tolist(),
+                               strict=True):
+        key = (topic, doc)
         if key in seen:
             pairs.append((seen[key], row))
         seen[key] = row

@@ -113,5 +113,6 @@ def _break_ties(order: IntArray, tied: npt.NDArray[np.bool_], docs: DocsFn) -> I
 
 
 def _positions(topic: IntArray, n_topics: int) -> IntArray:
-    starts = topic_starts(topic, n_topics)
-    return np.arange(len(topic), dtype=np.int64) - starts[topic]
+    pos = np.arange(len(topic), dtype=np.int64)
+    pos -= topic_starts(topic, n_topics)[topic]
+    return pos
