@@ -94,9 +94,11 @@ def ray_local() -> Any:
 
 
 @pytest.fixture(scope="module")
-def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("torch")
-    return save_tiny_nli(tmp_path_factory.mktemp("tiny-nli"))
+def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()  # the nli judge's ``threads: 1`` below is process-wide: give it back
+    yield save_tiny_nli(tmp_path_factory.mktemp("tiny-nli"))
+    torch.set_num_threads(threads)
 
 
 def _config(judge: dict[str, Any], metrics: list[Any], batch_size: int, batches_per_task: int = 2) -> Any:
@@ -121,7 +123,7 @@ def test_same_results_as_local(case: str, ray_local: Any, tiny_nli: Path, tmp_pa
 
     judge, metrics, kind = CASES[case]
     if judge["name"] == "nli":
-        judge = {"name": "nli", "options": {"model": str(tiny_nli)}}
+        judge = {"name": "nli", "options": {"model": str(tiny_nli), "threads": 1}}
     samples = make_samples(230)
     source: Any = {"jsonl": lambda: write_jsonl(samples, tmp_path / "in.jsonl"),
                    "parquet": lambda: write_parquet(samples, tmp_path / "in.parquet"),
@@ -145,7 +147,7 @@ def test_killed_actor_still_gives_complete_results(ray_local: Any, tiny_nli: Pat
     from ragjudge.engines.ray_engine import evaluate_ray
 
     samples = make_samples(200, seed=1)
-    config = _config({"name": "nli", "options": {"model": str(tiny_nli)}}, ["faithfulness"], batch_size=5,
+    config = _config({"name": "nli", "options": {"model": str(tiny_nli), "threads": 1}}, ["faithfulness"], batch_size=5,
                      batches_per_task=1)
     killed: list[tuple[int, int]] = []
 
