@@ -9,7 +9,7 @@ python -m pip install --upgrade pip
 python -m pip install torch==2.13.0
 python -m pip install -e '.[dev,nli,llm,ray,plots]' -r requirements-test.txt
 if [ -d plugins/ragjudge-embeddings ]; then
-  python -m pip install -e ./plugins/ragjudge-embeddings
+  python -m pip install ./plugins/ragjudge-embeddings
 fi
 if ! python -c "import llama_cpp.server" 2>/dev/null; then
   CMAKE_ARGS="-DGGML_NATIVE=OFF" python -m pip install --no-cache-dir 'llama-cpp-python[server]'
