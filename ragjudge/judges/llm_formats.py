@@ -43,7 +43,7 @@ class FormatLadder:
 
     def __init__(self, choice: ResponseFormat, logprobs: bool) -> None:
         # An explicit choice is honoured exactly: a server that rejects it fails the items, loudly.
-        self._modes = MODES if choice == "auto" else ("json_object" if choice == "json_object" else choice,)
+        self._modes: tuple[str, ...] = MODES if choice == "auto" else (choice,)
         self._index = 0
         self._confirmed = False
         self._server_errors = 0

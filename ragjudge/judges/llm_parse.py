@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["ParseError", "ParsedVerdict", "Reply", "TokenLogprob", "parse_claims", "parse_verdict"]
@@ -49,7 +49,6 @@ class Reply:
     output_tokens: int = 0
     finish_reason: str | None = None
     logprobs: tuple[TokenLogprob, ...] | None = None
-    server_seconds: float = field(default=0.0, compare=False)
 
 
 @dataclass(frozen=True)
