@@ -52,7 +52,8 @@ class Windower:
         """Tokenise every not-yet-seen text in one batched call (the fast tokenizer runs it in Rust)."""
         todo = list(dict.fromkeys(t for t in texts if t not in self._offsets))
         if todo:
-            enc = self.tokenizer(todo, add_special_tokens=False, return_offsets_mapping=True)
+            # verbose=False: a premise longer than the model is expected here (it is about to be windowed).
+            enc = self.tokenizer(todo, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
             for text, offsets in zip(todo, enc["offset_mapping"], strict=True):
                 self._offsets[text] = [(int(a), int(b)) for a, b in offsets]
 
