@@ -179,8 +179,11 @@ def _metric(spec: MetricSpec, judge: Judge | None, path: str | Path | None, key:
 def with_overrides(config: RunConfig, *, metrics: list[str] | None = None, judge: str | None = None,
                    judge_options: Mapping[str, Any] | None = None, seed: int | None = None,
                    batch_size: int | None = None, engine: str | None = None,
-                   ray_address: str | None = None) -> RunConfig:
-    """The config with command-line overrides applied (a given judge replaces every metric's judge)."""
+                   ray_address: str | None = None, judge_defaults: Mapping[str, Any] | None = None) -> RunConfig:
+    """The config with command-line overrides applied (a given judge replaces every metric's judge).
+
+    ``judge_defaults`` (``--no-cache``, ``--cache-path``) go to every judge whose options declare them.
+    """
     data = config.model_dump()
     if metrics:
         data["metrics"] = [{"name": m} for m in metrics]
@@ -199,4 +202,19 @@ def with_overrides(config: RunConfig, *, metrics: list[str] | None = None, judge
         data["engine"] = engine
     if ray_address is not None:
         data["ray"] = {**data["ray"], "address": ray_address}
+    if judge_defaults:
+        specs = [data["judge"], *(m["judge"] for m in data["metrics"])]
+        for spec in [s for s in specs if s]:
+            _apply_declared(spec, judge_defaults)
     return parse_config(data, path="command line")
+
+
+def _apply_declared(spec: dict[str, Any], values: Mapping[str, Any]) -> None:
+    """Set each of ``values`` in a judge spec's options when that judge declares the option."""
+    from ragjudge.judges.registry import load_judge_class
+
+    try:
+        declared = load_judge_class(spec["name"]).Options.model_fields
+    except RagJudgeError:
+        return  # an unknown or broken judge is reported, with its key path, when the metrics are built
+    spec["options"] = {**spec["options"], **{k: v for k, v in values.items() if k in declared}}

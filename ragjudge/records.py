@@ -137,13 +137,16 @@ class Usage(BaseModel):
     output_tokens: int = 0
     cost: float = 0.0
     cached: bool = False
+    cache_hits: int = 0
 
     def __add__(self, other: Usage) -> Usage:
+        """Totals; a verdict answered from the cache (``cached``) counts as one cache hit."""
         return Usage(
             requests=self.requests + other.requests,
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cost=self.cost + other.cost,
+            cache_hits=self.cache_hits + other.cache_hits + int(self.cached) + int(other.cached),
         )
 
 

@@ -6,6 +6,7 @@ JSON output (``schema_version`` 1)::
      "summary": {METRIC: {"mean": float | null, "ci95": [lo, hi] | null, "n", "n_scored", "n_failed",
                           "n_skipped", "judge": {fingerprint} | null,
                           "components": {NAME: {"mean", "ci95"}}, "usage": {...} | null}},
+     "usage": {"requests", "input_tokens", "output_tokens", "cost", "cache_hits"} | null,   # all metrics
      "samples": [{"id", "metrics": {METRIC: {"score": float | null, "status": "ok" | "failed" | "skipped",
                                              "reason": str | null, "components": {NAME: float}?}}}]}
 
@@ -80,7 +81,7 @@ def summarise(outcomes: list[Outcome], judge: dict[str, Any] | None, *, seed: in
     usage = None
     for o in outcomes:
         if o.usage is not None:
-            usage = o.usage if usage is None else usage + o.usage
+            usage = o.usage + Usage() if usage is None else usage + o.usage
     return MetricSummary(
         mean=stats["mean"],
         ci95=None if stats["ci95"] is None else (stats["ci95"][0], stats["ci95"][1]),
@@ -115,10 +116,15 @@ class EvaluationResult:
             {"id": sid, "metrics": {m: _outcome_dict(self.outcomes[m][i]) for m in self.outcomes}}
             for i, sid in enumerate(self.ids)
         ]
+        spent = [s.usage for s in self.summary.values() if s.usage is not None]
+        total = None
+        for used in spent:
+            total = used if total is None else total + used
         return {
             "schema_version": SCHEMA_VERSION,
             "ragjudge_version": __version__,
             "summary": {m: s.to_dict() for m, s in self.summary.items()},
+            "usage": None if total is None else total.model_dump(exclude={"cached"}),
             "samples": samples,
         }
 

@@ -93,3 +93,13 @@ def load_config_text(text: str):  # type: ignore[no-untyped-def]
     from ragjudge.config import parse_config
 
     return parse_config(yaml.safe_load(text))
+
+
+def test_cache_flags_reach_only_judges_that_declare_them() -> None:
+    from ragjudge.config import RunConfig
+
+    config = with_overrides(RunConfig(), metrics=["faithfulness", "answer_relevance"], judge="llm",
+                            judge_defaults={"cache": False, "cache_path": "/tmp/x.sqlite"})
+    assert config.judge is not None and config.judge.options == {"cache": False, "cache_path": "/tmp/x.sqlite"}
+    plain = with_overrides(RunConfig(), judge_defaults={"cache": False})
+    assert plain.judge is not None and plain.judge.options == {}  # overlap keeps no cache

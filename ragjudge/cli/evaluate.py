@@ -39,6 +39,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--output", "-o", help="write results: .json (full), .jsonl or .csv (per-sample rows)")
     p.add_argument("--seed", type=int, help="bootstrap seed (default 0)")
     p.add_argument("--batch-size", type=int, help="samples per judge batch (default 256)")
+    p.add_argument("--no-cache", action="store_true", help="judges with an answer cache (llm) skip it")
+    p.add_argument("--cache-path", help="answer cache file of judges that keep one (llm)")
     p.add_argument("--engine", choices=["local", "ray"], help="where batches run (default: local)")
     p.add_argument("--ray-address", help="Ray cluster to join (default $RAY_ADDRESS, else a local Ray)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary table")
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     config = with_overrides(config, metrics=args.metrics, judge=args.judge,
                             judge_options=dict(parse_option(o) for o in args.judge_option),
                             seed=args.seed, batch_size=args.batch_size, engine=args.engine,
-                            ray_address=args.ray_address)
+                            ray_address=args.ray_address, judge_defaults=_cache_flags(args))
     if config.engine == "ray":
         from ragjudge.engines.ray_engine import evaluate_ray
 
@@ -86,6 +88,15 @@ def _report(result: Any, args: argparse.Namespace) -> int:
 
         print(format_ppi(result, ppi_for_result(result, read_human_labels(args.human_labels))))
     return 0
+
+
+def _cache_flags(args: argparse.Namespace) -> dict[str, Any]:
+    flags: dict[str, Any] = {}
+    if args.no_cache:
+        flags["cache"] = False
+    if args.cache_path:
+        flags["cache_path"] = args.cache_path
+    return flags
 
 
 def format_summary(summary: dict[str, Any]) -> str:
