@@ -100,15 +100,18 @@ def _parse_dicts(where: Path) -> tuple[dict[str, dict[str, int]], dict[str, dict
 # ------------------------------------------------------------------------------------------ the tools
 
 
-def run_ragjudge(path: str, data: Any, where: Path) -> dict[str, dict[str, float]]:
+def run_ragjudge(path: str, data: Any, where: Path) -> Any:
     from ragjudge.retrieval import evaluate
 
     qrels, run = (str(where / "qrels.txt"), str(where / "run.txt")) if path == "files" else data
-    result = evaluate(qrels, run, OURS)
+    return evaluate(qrels, run, OURS)
+
+
+def values_ragjudge(result: Any) -> dict[str, dict[str, float]]:
     return {m: dict(zip(result.topics, result[m].tolist(), strict=True)) for m in OURS}
 
 
-def run_pytrec_eval(path: str, data: Any, where: Path) -> dict[str, dict[str, float]]:
+def run_pytrec_eval(path: str, data: Any, where: Path) -> Any:
     import pytrec_eval
 
     if path == "files":
@@ -123,12 +126,15 @@ def run_pytrec_eval(path: str, data: Any, where: Path) -> dict[str, dict[str, fl
         run = {q: dict(zip(g["doc_id"], g["score"], strict=True)) for q, g in run_df.groupby("query_id", sort=False)}
     else:
         qrels, run = data
-    values = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC)).evaluate(run)
+    return pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC)).evaluate(run)
+
+
+def values_pytrec_eval(values: Any) -> dict[str, dict[str, float]]:
     return {ours: {q: v[theirs] for q, v in values.items()} for ours, theirs in zip(OURS, PYTREC.values(),
                                                                                       strict=True)}
 
 
-def run_ranx(path: str, data: Any, where: Path) -> dict[str, dict[str, float]]:
+def run_ranx(path: str, data: Any, where: Path) -> Any:
     from ranx import Qrels, Run, evaluate
 
     if path == "files":
@@ -142,10 +148,14 @@ def run_ranx(path: str, data: Any, where: Path) -> dict[str, dict[str, float]]:
     else:
         qrels, run = Qrels(data[0]), Run(data[1])
     evaluate(qrels, run, RANX, make_comparable=False)
+    return run
+
+
+def values_ranx(run: Any) -> dict[str, dict[str, float]]:
     return {ours: dict(run.scores[theirs]) for ours, theirs in zip(OURS, RANX, strict=True)}
 
 
-def run_ir_measures(path: str, data: Any, where: Path) -> dict[str, dict[str, float]]:
+def run_ir_measures(path: str, data: Any, where: Path) -> Any:
     import ir_measures
 
     measures = [ir_measures.parse_measure(m) for m in OURS]
@@ -154,8 +164,12 @@ def run_ir_measures(path: str, data: Any, where: Path) -> dict[str, dict[str, fl
             ir_measures.read_trec_run(str(where / "run.txt"))
     else:
         qrels, run = data
+    return list(ir_measures.iter_calc(measures, qrels, run))
+
+
+def values_ir_measures(metrics: Any) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {m: {} for m in OURS}
-    for metric in ir_measures.iter_calc(measures, qrels, run):
+    for metric in metrics:
         out[str(metric.measure)][metric.query_id] = metric.value
     return out
 
@@ -164,6 +178,8 @@ MODULES = {"ragjudge": "ragjudge.retrieval", "pytrec_eval": "pytrec_eval", "ranx
            "ir_measures": "ir_measures"}
 RUNNERS = {"ragjudge": run_ragjudge, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx,
            "ir_measures": run_ir_measures}
+VALUES = {"ragjudge": values_ragjudge, "pytrec_eval": values_pytrec_eval, "ranx": values_ranx,
+          "ir_measures": values_ir_measures}
 
 
 # ----------------------------------------------------------------------------------- one measurement
@@ -185,7 +201,7 @@ def _reset_peak() -> None:
         f.write("5")
 
 
-def _timed(runner: Any, path: str, data: Any, where: Path) -> tuple[dict[str, Any], dict[str, dict[str, float]]]:
+def _timed(runner: Any, path: str, data: Any, where: Path) -> tuple[dict[str, Any], Any]:
     gc.collect()
     _reset_peak()
     before = _rss_mb()
@@ -207,6 +223,7 @@ def child(tool: str, path: str, where: Path, repeat: int) -> None:
     for _ in range(max(repeat, 2 if tool in ("ranx", "ragjudge") else 1)):
         timing, values = _timed(RUNNERS[tool], path, data, where)
         timings.append(timing)
+    values = VALUES[tool](values)  # not timed: the same per-query dicts from every tool, for the check
     np.save(where / f"values-{tool}-{path}.npy", np.array([values], dtype=object), allow_pickle=True)
     print(json.dumps(timings))
 

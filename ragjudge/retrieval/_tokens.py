@@ -10,6 +10,7 @@ that the error can name the physical line."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +19,7 @@ from numpy.lib.stride_tricks import as_strided
 __all__ = ["Block", "PAD", "first_bad_line", "split_block", "to_bytes_array"]
 
 PAD = 256  # zero bytes kept after every buffer so fixed-width gathers never read past its end
+_CHUNK = 1 << 20  # rows per step of a gather
 _NL, _HASH = 10, 35
 
 Bytes = npt.NDArray[np.uint8]
@@ -116,18 +118,37 @@ def _squeeze(data: Bytes, sep: Ints) -> Bytes:
     return np.concatenate((squeezed, np.zeros(PAD, dtype=np.uint8)))
 
 
-def to_bytes_array(buf: Bytes, starts: Ints, ends: Ints) -> npt.NDArray[np.bytes_]:
+def to_bytes_array(buf: Bytes, starts: npt.NDArray[np.integer[Any]], ends: npt.NDArray[np.integer[Any]]
+                   ) -> npt.NDArray[np.bytes_]:
     """The byte strings ``buf[starts[i]:ends[i]]`` as a fixed-width numpy ``S`` array (one gather, no loop).
-    """
+
+    Each gather reads ``width`` bytes from a start; the few strings too close to the buffer's end for that are
+    gathered from a zero-padded copy of the tail. Work goes in chunks of rows, so temporaries stay small."""
     lengths = ends - starts
     width = max(int(lengths.max()) if len(lengths) else 1, 1)
-    if width > PAD:
-        buf = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
-    windows = as_strided(buf, shape=(len(buf) - width + 1, width), strides=(1, 1), writeable=False)
-    matrix = windows[starts]
-    if not (lengths == width).all():
-        matrix *= np.arange(width) < lengths[:, None]
-    return matrix.view(f"S{width}").ravel()
+    last = len(buf) - width  # the last start a full window fits after
+    if last < 0:
+        buf, last = np.concatenate((buf, np.zeros(width, dtype=np.uint8))), len(buf)
+    windows = _windows(buf, width)
+    out = np.empty((len(starts), width), dtype=np.uint8)
+    ragged = not bool((lengths == width).all())
+    for a in range(0, len(starts), _CHUNK):
+        chunk = slice(a, a + _CHUNK)
+        out[chunk] = windows[np.minimum(starts[chunk], last)]
+        if ragged:
+            out[chunk] *= np.arange(width) < lengths[chunk, None]
+    near = np.flatnonzero(starts > last)
+    if len(near):
+        base = int(starts[near].min())
+        tail = np.concatenate((buf[base:], np.zeros(width, dtype=np.uint8)))
+        out[near] = _windows(tail, width)[starts[near] - base]
+        out[near] *= np.arange(width) < lengths[near, None]
+    return out.view(f"S{width}").ravel()
+
+
+def _windows(buf: Bytes, width: int) -> npt.NDArray[np.uint8]:
+    """Every ``width``-byte window of ``buf``, as rows of a read-only strided view (no copy)."""
+    return as_strided(buf, shape=(len(buf) - width + 1, width), strides=(1, 1), writeable=False)
 
 
 def first_bad_line(data: bytes, min_fields: int, max_fields: int | None, numeric: tuple[int, ...]

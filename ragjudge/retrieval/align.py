@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import chain, repeat
+from operator import attrgetter, methodcaller
 from typing import Any
 
 import numpy as np
@@ -60,28 +61,32 @@ def _evaluated(run_topics: list[str], judged_topics: list[str], complete: bool) 
 def align_mappings(qrels: Mapping[str, Mapping[Any, float]], run: Mapping[str, Mapping[Any, float]],
                    topics: list[str]) -> Aligned:
     """Align dicts on exactly ``topics`` (each must be a key of ``qrels``; absent from ``run`` means nothing
-    retrieved)."""
+    retrieved). Every loop over documents runs inside ``map``/``chain``/``np.fromiter``, in C."""
     empty: Mapping[Any, float] = {}
-    ranked = [run.get(t, empty) for t in topics]
-    judged = [qrels[t] for t in topics]
-    sizes = np.fromiter(map(len, ranked), dtype=np.int64, count=len(ranked))
-    total = int(sizes.sum())
-    score = np.fromiter(chain.from_iterable(d.values() for d in ranked), dtype=np.float64, count=total)
-    grades = chain.from_iterable(map(j.get, r, repeat(np.nan)) for j, r in zip(judged, ranked, strict=True))
-    rel = np.fromiter(grades, dtype=np.float64, count=total)
-    judged_sizes = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
-    judged_rel = np.fromiter(chain.from_iterable(d.values() for d in judged), dtype=np.float64,
-                             count=int(judged_sizes.sum()))
+    ranked = list(map(run.get, topics, repeat(empty)))
+    judged = list(map(qrels.__getitem__, topics))
+    sizes, score = _flatten(ranked)
+    # For each topic, map(judgements.get, ranked documents, repeat(nan)): the grade of each retrieved document.
+    grades = chain.from_iterable(map(map, map(attrgetter("get"), judged), ranked, repeat(repeat(np.nan))))
+    rel = np.fromiter(grades, dtype=np.float64, count=len(score))
+    judged_sizes, judged_rel = _flatten(judged)
     cache: list[npt.NDArray[np.object_]] = []
 
     def docs(rows: IntArray) -> npt.NDArray[Any]:
         if not cache:
-            cache.append(np.fromiter(chain.from_iterable(ranked), dtype=object, count=total))
+            cache.append(np.fromiter(chain.from_iterable(ranked), dtype=object, count=len(score)))
         return cache[0][rows]
 
     index = np.arange(len(topics), dtype=np.int64)
     judged_topic = np.repeat(index, judged_sizes)
     return Aligned(topics, np.repeat(index, sizes), score, rel, docs, (judged_topic, judged_rel))
+
+
+def _flatten(tables: list[Mapping[Any, float]]) -> tuple[IntArray, FloatArray]:
+    """Each table's size, and all their values in one array."""
+    sizes = np.fromiter(map(len, tables), dtype=np.int64, count=len(tables))
+    values = chain.from_iterable(map(methodcaller("values"), tables))
+    return sizes, np.fromiter(values, dtype=np.float64, count=int(sizes.sum()))
 
 
 def _align_columns(qrels: Qrels, run: Run, complete: bool) -> Aligned:

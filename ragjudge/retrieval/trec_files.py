@@ -24,7 +24,7 @@ from ragjudge.retrieval._numbers import parse_numbers
 from ragjudge.retrieval._tokens import PAD, first_bad_line, split_block, to_bytes_array
 from ragjudge.retrieval.data import Columns, Qrels, Run
 
-__all__ = ["read_qrels", "read_run"]
+__all__ = ["read_qrels", "read_run", "topic_codes"]
 
 BLOCK = 1 << 20  # bytes per block: temporaries stay small enough for the allocator to reuse, and in cache
 
@@ -118,7 +118,7 @@ def _read(path: Path, spec: _Layout) -> tuple[Columns, str | None]:
             name = bytes(block.buf[block.starts[3][-1] : block.ends[3][-1]]).decode(errors="replace")
     doc = np.concatenate(docs) if docs else np.zeros(0, dtype="S1")
     value = np.concatenate(values) if values else np.zeros(0, dtype=np.float64)
-    topic_ids, topic = _topic_codes(heads, head_names, rows)
+    topic_ids, topic = topic_codes(heads, head_names, rows)
     return Columns(topic_ids, topic, doc, value), name
 
 
@@ -134,7 +134,7 @@ def _topic_changes(buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], en
 
     Each row's first ``longest + 1`` bytes are compared with the previous row's, unmasked: the window always
     holds the blank that ends the topic id, so equal windows mean equal ids. Unequal windows with equal ids (the
-    bytes after the blank differ) only add a repeated head, which :func:`_topic_codes` merges.
+    bytes after the blank differ) only add a repeated head, which :func:`topic_codes` merges.
     """
     if not len(starts):
         return np.zeros(0, dtype=np.int64)
@@ -149,7 +149,7 @@ def _topic_changes(buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], en
     return np.flatnonzero(change).astype(np.int64)
 
 
-def _topic_codes(heads: list[npt.NDArray[np.int64]], names: list[npt.NDArray[np.bytes_]], rows: int
+def topic_codes(heads: list[npt.NDArray[np.int64]], names: list[npt.NDArray[np.bytes_]], rows: int
                  ) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
     """Topic ids (str, in order of first appearance) and each row's index into them, from the rows where the
     topic may change and the ids there."""
