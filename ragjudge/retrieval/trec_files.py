@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import mmap
 import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -26,6 +28,7 @@ from ragjudge.retrieval.data import Columns, Qrels, Run
 
 __all__ = ["read_qrels", "read_run", "topic_codes"]
 
+THREADS = min(2, os.cpu_count() or 1)
 BLOCK = 1 << 20  # bytes per block: temporaries stay small enough for the allocator to reuse, and in cache
 
 
@@ -92,34 +95,55 @@ def _padded(buf: npt.NDArray[np.uint8], start: int, end: int) -> tuple[npt.NDArr
     return block, n
 
 
+@dataclass(frozen=True)
+class _Parsed:
+    """One block's fields: rows where the topic may change (and the ids there), doc ids, numbers, runid."""
+
+    heads: npt.NDArray[np.int64]
+    head_names: npt.NDArray[np.bytes_]
+    docs: npt.NDArray[np.bytes_]
+    values: npt.NDArray[np.float64]
+    runid: str | None
+
+
 def _read(path: Path, spec: _Layout) -> tuple[Columns, str | None]:
-    fields = spec.fields
     buf = _load(path)
-    heads: list[npt.NDArray[np.int64]] = []
-    head_names: list[npt.NDArray[np.bytes_]] = []
-    docs: list[npt.NDArray[np.bytes_]] = []
-    values: list[npt.NDArray[np.float64]] = []
-    name: str | None = None
-    rows = 0
-    for start, end in _blocks(buf):
-        block = split_block(*_padded(buf, start, end), fields, spec.min, spec.max)
-        if not block.ok:
-            _raise_bad(path, buf, start, end, spec)
-        block_heads = _topic_changes(block.buf, block.starts[0], block.ends[0])
-        heads.append(block_heads + rows)
-        head_names.append(to_bytes_array(block.buf, block.starts[0][block_heads], block.ends[0][block_heads]))
-        rows += len(block.starts[0])
-        docs.append(to_bytes_array(block.buf, block.starts[1], block.ends[1]))
-        try:
-            values.append(parse_numbers(block.buf, block.starts[2], block.ends[2]))
-        except ValueError:
-            _raise_bad(path, buf, start, end, spec)
-        if len(fields) == 4 and len(block.starts[3]):
-            name = bytes(block.buf[block.starts[3][-1] : block.ends[3][-1]]).decode(errors="replace")
-    doc = np.concatenate(docs) if docs else np.zeros(0, dtype="S1")
-    value = np.concatenate(values) if values else np.zeros(0, dtype=np.float64)
-    topic_ids, topic = topic_codes(heads, head_names, rows)
-    return Columns(topic_ids, topic, doc, value), name
+    parsed = _map(lambda block: _parse(path, buf, block, spec), _blocks(buf))
+    sizes = [len(p.docs) for p in parsed]
+    offsets = np.cumsum([0, *sizes])[:-1].tolist()
+    heads = [p.heads + offset for p, offset in zip(parsed, offsets, strict=True)]
+    doc = np.concatenate([p.docs for p in parsed]) if parsed else np.zeros(0, dtype="S1")
+    value = np.concatenate([p.values for p in parsed]) if parsed else np.zeros(0, dtype=np.float64)
+    topic_ids, topic = topic_codes(heads, [p.head_names for p in parsed], sum(sizes))
+    names = [p.runid for p in parsed if p.runid is not None]
+    return Columns(topic_ids, topic, doc, value), (names[-1] if names else None)
+
+
+def _parse(path: Path, buf: npt.NDArray[np.uint8], block: tuple[int, int], spec: _Layout) -> _Parsed:
+    start, end = block
+    fields = split_block(*_padded(buf, start, end), spec.fields, spec.min, spec.max)
+    if not fields.ok:
+        _raise_bad(path, buf, start, end, spec)
+    data, starts, ends = fields.buf, fields.starts, fields.ends
+    heads = _topic_changes(data, starts[0], ends[0])
+    try:
+        values = parse_numbers(data, starts[2], ends[2])
+    except ValueError:
+        _raise_bad(path, buf, start, end, spec)
+    runid = None
+    if len(starts) == 4 and len(starts[3]):
+        runid = bytes(data[starts[3][-1] : ends[3][-1]]).decode(errors="replace")
+    return _Parsed(heads, to_bytes_array(data, starts[0][heads], ends[0][heads]),
+                   to_bytes_array(data, starts[1], ends[1]), values, runid)
+
+
+def _map(function: Callable[[tuple[int, int]], _Parsed], blocks: list[tuple[int, int]]) -> list[_Parsed]:
+    """``function`` over the blocks, in order; on two threads when there is enough work (numpy releases the
+    GIL in the bulk of it)."""
+    if len(blocks) < 8 or THREADS < 2:
+        return [function(block) for block in blocks]
+    with ThreadPoolExecutor(THREADS) as pool:
+        return list(pool.map(function, blocks))
 
 
 def _raise_bad(path: Path, buf: npt.NDArray[np.uint8], start: int, end: int, spec: _Layout) -> NoReturn:
