@@ -51,7 +51,12 @@ def split_block(buf: Bytes, n: int, fields: tuple[int, ...], min_fields: int, ma
         buf = _squeeze(data, sep)
         data = buf[: len(buf) - PAD]
         sep = np.flatnonzero(data <= 32)
-    del blank
+    return _any_count(buf, data, sep, fields, min_fields, max_fields)
+
+
+def _any_count(buf: Bytes, data: Bytes, sep: Ints, fields: tuple[int, ...], min_fields: int,
+               max_fields: int | None) -> Block:
+    """Fields of lines with any number of fields (one blank byte between fields): line by line positions."""
     line_end = np.flatnonzero(data[sep] == _NL)
     first = np.empty_like(line_end)
     first[:1] = 0

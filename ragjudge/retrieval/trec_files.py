@@ -164,6 +164,9 @@ def _topic_changes(buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], en
         return np.zeros(0, dtype=np.int64)
     width = int((ends - starts).max()) + 1
     padded = -(-width // 8) * 8
+    if padded > PAD:  # absurdly long ids: compare them whole
+        ids = to_bytes_array(buf, starts, ends)
+        return np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1]))).astype(np.int64)
     windows = as_strided(buf, shape=(len(buf) - padded + 1, padded), strides=(1, 1), writeable=False)[starts]
     if padded != width:
         windows[:, width:] = 0

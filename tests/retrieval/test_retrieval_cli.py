@@ -85,3 +85,19 @@ def test_registered_in_the_main_cli(capsys: pytest.CaptureFixture[str]) -> None:
         pytest.skip("ragjudge.cli._COMMANDS does not list 'retrieval' yet (the lead wires subcommands)")
     assert cli.main(["retrieval", *_files(), "-m", "map"]) == 0
     assert capsys.readouterr().out == "map                   \tall\t0.1785\n"
+
+
+def test_report_helpers() -> None:
+    from ragjudge.retrieval import evaluate
+    from ragjudge.retrieval.report import select_trec, to_json
+
+    selection = select_trec(["P.10,5", "P_5", "map", "nDCG@3", "runid"])
+    assert [str(m) for m in selection.measures] == ["AP", "P@5", "P@10", "nDCG@3"]
+    assert selection.runid and not selection.num_q
+    result = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, selection.measures)
+    assert to_json(result, per_query=False) == {"run": None, "num_q": 1,
+                                                "all": {"map": 1.0, "P_5": 0.2, "P_10": 0.1, "ndcg_cut_3": 1.0}}
+    with pytest.raises(ValueError, match="cutoffs"):
+        select_trec(["P.0"])
+    with pytest.raises(ValueError, match="take cutoffs"):
+        select_trec(["map.5"])

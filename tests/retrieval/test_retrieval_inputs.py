@@ -155,3 +155,31 @@ def test_bad_arguments() -> None:
 def test_empty_inputs(tmp_path: Path) -> None:
     result = evaluate(_write(tmp_path / "qrels", ""), _write(tmp_path / "run", "# nothing\n"), ["AP", "NumRet"])
     assert result.topics == () and result.mean("AP") == 0.0 and result.mean("NumRet") == 0.0
+
+
+def test_per_measure_threshold_matches_the_global_one() -> None:
+    qrels = {"q1": {"a": 2, "b": 1, "c": 3}, "q2": {"x": 1, "y": 2}}
+    run = {"q1": {"a": 3.0, "b": 2.0, "d": 1.0}, "q2": {"x": 2.0, "y": 1.0}}
+    per_measure = evaluate(qrels, run, ["P(rel=2)@2", "AP(rel=2)", "NumRel(rel=2)"])
+    global_level = evaluate(qrels, run, ["P@2", "AP", "NumRel"], relevance_level=2)
+    for mine, theirs in zip(per_measure.measures, global_level.measures, strict=True):
+        assert np.array_equal(per_measure[mine], global_level[theirs])
+
+
+def test_exponential_gain() -> None:
+    result = evaluate({"q": {"a": 3, "b": 1}}, {"q": {"b": 2.0, "a": 1.0}}, ["nDCG(gain=exponential)@2"])
+    dcg, ideal = 1 + 7 / np.log2(3), 7 + 1 / np.log2(3)
+    assert result["nDCG(gain=exponential)@2"][0] == pytest.approx(dcg / ideal, rel=1e-12)
+
+
+def test_long_and_unicode_ids(tmp_path: Path) -> None:
+    """Ids longer than the reader's padding, and ties between non-ASCII ids (byte order = code point order)."""
+    long_topic, long_doc = "t" * 300, "d" * 400
+    qrels = _write(tmp_path / "qrels", f"{long_topic} 0 {long_doc} 1\n{long_topic} 0 é 1\n")
+    run = _write(tmp_path / "run", f"{long_topic} Q0 z 1 1.0 r\n{long_topic} Q0 é 2 1.0 r\n"
+                                   f"{long_topic} Q0 {long_doc} 3 0.5 r\n")
+    result = evaluate(qrels, run, ["RR", "NumRelRet"])
+    assert result.topics == (long_topic,)
+    assert (result["RR"][0], result["NumRelRet"][0]) == (1.0, 2.0)  # é (0xC3...) sorts above z: rank 1
+    assert evaluate({long_topic: {long_doc: 1, "é": 1}}, {long_topic: {"z": 1.0, "é": 1.0, long_doc: 0.5}},
+                    ["RR"])["RR"][0] == 1.0
