@@ -90,6 +90,20 @@ class _ClaimMetric(Metric):
         red = Reduction(plan, verdicts, len(samples), self.what)
         return red.outcomes(red.fraction(self.claim_scoring))
 
+    def _claims_against_contexts(self, samples: Sequence[Sample], texts: list[str], source: str) -> BatchPlan:
+        """Support pairs of each text's claims against its sample's non-blank contexts.
+
+        ``source`` names the text in skip reasons: a blank text is ``empty answer`` / ``no reference``.
+        """
+        claims, owner = split_flat(self.splitter, texts)
+        premises = _premises(samples)
+        decided = _decide(len(samples), [
+            (_nonblank(texts), "empty answer" if source == "answer" else f"no {source}"),
+            (np.fromiter(map(bool, premises), bool, len(premises)), "no contexts"),
+            (np.bincount(owner, minlength=len(samples)) > 0, f"no claims in the {source}"),
+        ])
+        return BatchPlan.support(decided, claims, owner, premises)
+
 
 class Faithfulness(_ClaimMetric):
     """Share of the answer's claims that some retrieved context supports."""
@@ -98,15 +112,7 @@ class Faithfulness(_ClaimMetric):
 
     def plan_batch(self, samples: Sequence[Sample]) -> BatchPlan:
         """One support pair per answer claim, against all of the sample's contexts."""
-        answers = list(map(attrgetter("answer"), samples))
-        claims, owner = split_flat(self.splitter, answers)
-        premises = _premises(samples)
-        decided = _decide(len(samples), [
-            (_nonblank(answers), "empty answer"),
-            (np.fromiter(map(bool, premises), bool, len(premises)), "no contexts"),
-            (np.bincount(owner, minlength=len(samples)) > 0, "no claims in the answer"),
-        ])
-        return BatchPlan.support(decided, claims, owner, premises)
+        return self._claims_against_contexts(samples, list(map(attrgetter("answer"), samples)), "answer")
 
 
 class ContextRecall(_ClaimMetric):
@@ -116,15 +122,7 @@ class ContextRecall(_ClaimMetric):
 
     def plan_batch(self, samples: Sequence[Sample]) -> BatchPlan:
         """One support pair per reference claim, against all of the sample's contexts."""
-        references = [s.reference or "" for s in samples]
-        claims, owner = split_flat(self.splitter, references)
-        premises = _premises(samples)
-        decided = _decide(len(samples), [
-            (_nonblank(references), "no reference"),
-            (np.fromiter(map(bool, premises), bool, len(premises)), "no contexts"),
-            (np.bincount(owner, minlength=len(samples)) > 0, "no claims in the reference"),
-        ])
-        return BatchPlan.support(decided, claims, owner, premises)
+        return self._claims_against_contexts(samples, [s.reference or "" for s in samples], "reference")
 
 
 class AnswerCorrectness(_ClaimMetric):
