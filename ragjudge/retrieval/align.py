@@ -94,8 +94,8 @@ def _align_columns(qrels: Qrels, run: Run, complete: bool) -> Aligned:
     has_judgements = np.bincount(q.topic, minlength=len(q.topic_ids)) > 0
     topics = _evaluated(r.topic_ids.tolist(), q.topic_ids[has_judgements].tolist(), complete)
     run_map, qrels_map = (_positions_in(topics, ids.tolist()) for ids in (r.topic_ids, q.topic_ids))
-    run_topic, run_doc, score = _rows(run_map[r.topic], r.doc, r.value)
-    qrels_topic, qrels_doc, qrels_value = _rows(qrels_map[q.topic], q.doc, q.value)
+    run_topic, run_doc, score = _rows(_renumber(run_map, r.topic), r.doc, r.value)
+    qrels_topic, qrels_doc, qrels_value = _rows(_renumber(qrels_map, q.topic), q.doc, q.value)
     names = np.array(topics, dtype=object)
     match = match_judgements(run_topic, run_doc, qrels_topic, qrels_doc, names, (qrels.source, run.source))
     rel = np.full(len(match), np.nan)
@@ -108,6 +108,13 @@ def _positions_in(topics: list[str], ids: list[str]) -> IntArray:
     """Each id's index in ``topics``, -1 when absent."""
     position = dict(zip(topics, range(len(topics)), strict=True))
     return np.fromiter(map(position.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
+
+
+def _renumber(mapping: IntArray, topic: IntArray) -> IntArray:
+    """``mapping[topic]``, or ``topic`` itself when the mapping is the identity (no 10M-row copy)."""
+    if np.array_equal(mapping, np.arange(len(mapping))):
+        return topic
+    return mapping[topic]
 
 
 def _rows(topic: IntArray, doc: npt.NDArray[Any], value: FloatArray

@@ -37,6 +37,8 @@ class Columns:
 
 @dataclass(frozen=True, eq=False)
 class _Table:
+    """Rows kept as given: columns (from files and DataFrames) or a nested dict (built into columns on demand)."""
+
     columns: Columns | None = None
     mapping: Mapping[str, Mapping[Any, float]] | None = None
     source: str | None = None
@@ -72,8 +74,7 @@ class _Table:
 
 
 class Qrels(_Table):
-    """Relevance judgements: a grade per (topic, document). Grades < 0 mean judged-unjudged (never relevant).
-    """
+    """Relevance judgements: a grade per (topic, document). Grades < 0 are judged non-relevant."""
 
     @classmethod
     def from_dict(cls, qrels: Nested) -> Qrels:

@@ -183,3 +183,18 @@ def test_long_and_unicode_ids(tmp_path: Path) -> None:
     assert (result["RR"][0], result["NumRelRet"][0]) == (1.0, 2.0)  # é (0xC3...) sorts above z: rank 1
     assert evaluate({long_topic: {long_doc: 1, "é": 1}}, {long_topic: {"z": 1.0, "é": 1.0, long_doc: 0.5}},
                     ["RR"])["RR"][0] == 1.0
+
+
+def test_join_without_topic_bits_gives_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The join's fallback key (topic hashed in, for huge inputs) on trec_eval's own files, forced here."""
+    from ragjudge.retrieval import join
+
+    measures = ["AP", "nDCG@10", "NumRelRet"]
+    expected = evaluate(trec_file("qrels.test"), trec_file("results.test"), measures)
+    monkeypatch.setattr(join, "MIN_HASH_BITS", 64)
+    forced = evaluate(trec_file("qrels.test"), trec_file("results.test"), measures)
+    _same(forced, expected)
+    pd = pytest.importorskip("pandas")
+    twice = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "a"], "score": [1.0, 0.5]})
+    with pytest.raises(DataError, match="duplicate"):
+        evaluate({"q": {"a": 1, "b": 0}}, twice, measures)
