@@ -32,8 +32,18 @@ class Normaliser:
         self._memo: dict[str, frozenset[str]] = {}
 
     def words(self, text: str) -> frozenset[str]:
-        """The set of words of ``text`` after normalisation."""
+        """The set of words of ``text`` after normalisation (memoised)."""
         return self.many([text])[0]
+
+    def fresh(self, text: str) -> frozenset[str]:
+        """The set of words of ``text``, not memoised: for texts seen once, whose sets are dropped right
+        after use (holding thousands of sets alive costs more to allocate than building them)."""
+        if self._lowercase:
+            text = text.lower()
+        if self._strip:
+            text = text.translate(_PUNCT_TO_SPACE)
+        words = frozenset(text.split())
+        return words - self._stop if self._stop else words
 
     def many(self, texts: Sequence[str]) -> list[frozenset[str]]:
         """:meth:`words` of each text, in order; each distinct text is processed once, in C-level maps."""
