@@ -1,7 +1,9 @@
 """Train a MiniLM entailment judge on ``nli_all.jsonl``, then compare it with the heuristics on nine sets.
 
 Step 1 (skipped with ``--model DIR`` when a judge is already trained) runs ``ragjudge train`` with the command
-line in :data:`TRAIN_ARGS` (the one that produced the numbers in the issue's closing note).
+line in :data:`TRAIN_ARGS`. The judge reported in issue 4 came from that command run with ``--max-time 60``,
+then run again on the same output with ``--max-time 85`` (it resumes from the checkpoint; the time-based
+learning-rate decay restarts at 28% of the peak): 1,137 steps of 16 pairs, 85 minutes, val AUC 0.749.
 
 Step 2 scores every set of ``../shared/data/faithfulness/`` through
 ``ragjudge evaluate SET --config faith.yaml --judge NAME [--judge-option model=DIR]`` for ``nli``, ``overlap``
@@ -29,7 +31,7 @@ from sklearn.metrics import roc_auc_score
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 RAGJUDGE = [sys.executable, "-m", "ragjudge"]
-TRAIN_ARGS = ["--data", str(SHARED / "nli" / "nli_all.jsonl"), "--threads", "1", "--max-time", "60",
+TRAIN_ARGS = ["--data", str(SHARED / "nli" / "nli_all.jsonl"), "--threads", "1", "--max-time", "85",
               "--eval-every", "400", "--save-every", "200", "--val-size", "800", "--patience", "4",
               "--augment", "0.25", "--weight", "sick=0.3", "--weight", "mctest-nli=0.5", "--lr", "5e-5",
               "--batch-size", "16", "--max-length", "256", "--seed", "0"]
