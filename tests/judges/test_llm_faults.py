@@ -51,7 +51,8 @@ def expected_label(pair: Pair) -> str:
 def test_each_fault_then_success_is_retried_to_ok(fault: Action, fault_server: FaultServer,
                                                   tmp_path: Path) -> None:
     fault_server.script = [fault]
-    judge = make_judge(fault_server, tmp_path, timeout=0.5)
+    # backoff_max above the Retry-After, which it would otherwise cap: the wait must be the server's.
+    judge = make_judge(fault_server, tmp_path, timeout=0.5, backoff_max=1.0)
     start = time.monotonic()
     [verdict] = judge.judge(pairs(1))
     assert verdict.status is Status.OK and verdict.label == "supported"
