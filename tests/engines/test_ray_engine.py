@@ -61,28 +61,9 @@ def write_parquet(samples: list[Sample], path: Path) -> Path:
 
 def save_tiny_nli(directory: Path) -> Path:
     """A random 2-layer, hidden-32 BERT NLI classifier and a word-level tokenizer over :data:`WORDS`."""
-    import torch
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+    from ragjudge.testing.tiny_models import save_tiny_nli as save
 
-    vocab = {tok: i for i, tok in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", ".", *WORDS])}
-    raw = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
-    raw.normalizer = normalizers.Lowercase()
-    raw.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    raw.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
-    PreTrainedTokenizerFast(
-        tokenizer_object=raw, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]",
-        model_input_names=["input_ids", "token_type_ids", "attention_mask"], model_max_length=128,
-    ).save_pretrained(directory)
-    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128, num_labels=3, id2label=labels,
-                        label2id={v: k for k, v in labels.items()})
-    torch.manual_seed(0)
-    BertForSequenceClassification(config).eval().save_pretrained(directory)
-    return directory
+    return save(directory, [".", *WORDS], max_length=128)
 
 
 @pytest.fixture(scope="module")
