@@ -4,13 +4,16 @@
    again with the warm cache.
 2. ``--n`` judgements (default 2,000) against the scripted server (tests/judges/fault_server.py, run as its
    own process) with ``--latency`` (default 200 ms) per reply, at concurrency 1, 8 and 32. At concurrency 1
-   the run is latency-bound at 5 requests/s, so it uses ``--n-serial`` judgements (default 200).
+   the run is latency-bound at 5 requests/s (2,000 take about 7 minutes); ``--n-serial`` shortens it.
 3. The 2,000 again from the warm cache.
 
 Columns: requests/s and tokens/s; ideal = the latency-bound rate (concurrency / latency); of ideal =
-measured / ideal; speed-up = measured / the serial ideal (1 / latency); overhead = (wall - n x latency /
-concurrency) / n, the wall time per request that is not the server's; cpu = this process's CPU time per
-request (ragjudge and the openai client together, whatever the machine's load).
+measured / ideal; speed-up = measured / the serial ideal (1 / latency); server ms/req = the scripted server's
+own time per request as it measures it (request line read to reply written: the simulated latency plus its
+HTTP and JSON work), read from its ``/stats``; overhead = (wall - server time / concurrency) / n, the wall time
+per request that is not the server's (at concurrency 1 exactly ragjudge + the openai client + the loopback);
+cpu = this process's CPU time per request (ragjudge and the openai client together, whatever the machine's
+load).
 
     python benchmarks/llm_judge.py                # everything
     python benchmarks/llm_judge.py --n-llama 0    # scripted server only
@@ -20,10 +23,12 @@ request (ragjudge and the openai client together, whatever the machine's load).
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +62,7 @@ class Row:
     tokens: int
     ok: int
     latency: float | None = None
+    server: float | None = None
 
     def cells(self) -> list[str]:
         rate = self.requests / self.wall if self.wall else 0.0
@@ -64,28 +70,41 @@ class Row:
                  f"{rate:.1f}", f"{self.tokens / self.wall:.0f}", f"{self.ok}/{self.n}"]
         if self.latency:
             ideal = self.concurrency / self.latency
-            overhead = (self.wall - self.n * self.latency / self.concurrency) / self.n
+            server = self.server if self.server is not None else self.n * self.latency
+            overhead = (self.wall - server / self.concurrency) / self.n
             speed_up = rate * self.latency
-            cells += [f"{ideal:.0f}", f"{rate / ideal:.0%}", f"{speed_up:.1f}x", f"{overhead * 1e3:.2f}"]
+            cells += [f"{ideal:.0f}", f"{rate / ideal:.0%}", f"{speed_up:.1f}x", f"{server / self.n * 1e3:.1f}",
+                      f"{overhead * 1e3:.2f}"]
         else:
-            cells += ["", "", "", ""]
+            cells += ["", "", "", "", ""]
         return [*cells, f"{self.cpu / self.n * 1e3:.2f}"]
 
 
 HEADER = ["run", "n", "conc", "wall s", "requests", "req/s", "tok/s", "ok", "ideal req/s", "of ideal",
-          "speed-up", "overhead ms/req", "cpu ms/req"]
+          "speed-up", "server ms/req", "overhead ms/req", "cpu ms/req"]
 
 
-def measure(name: str, judge: LLMJudge, pairs: list[Pair], latency: float | None = None) -> Row:
+def server_seconds(port: int | None) -> float | None:
+    """The scripted server's ``busy_seconds`` so far (None without a scripted server)."""
+    if port is None:
+        return None
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=10) as reply:
+        return float(json.load(reply)["busy_seconds"])
+
+
+def measure(name: str, judge: LLMJudge, pairs: list[Pair], latency: float | None = None,
+            port: int | None = None) -> Row:
     """Judge ``pairs`` once, time it, and print the row at once (a long run shows its progress)."""
-    before = judge.stats.requests
+    before, busy = judge.stats.requests, server_seconds(port)
     wall, cpu = time.perf_counter(), time.process_time()
     verdicts = list(judge.judge(pairs))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    busy_after = server_seconds(port)
+    server = None if busy is None or busy_after is None else busy_after - busy
     tokens = sum(v.usage.input_tokens + v.usage.output_tokens for v in verdicts if v.usage)
     ok = sum(1 for v in verdicts if v.status.value == "ok")
     requests = judge.stats.requests - before
-    row = Row(name, len(pairs), judge.options.max_concurrency, wall, cpu, requests, tokens, ok, latency)
+    row = Row(name, len(pairs), judge.options.max_concurrency, wall, cpu, requests, tokens, ok, latency, server)
     print("| " + " | ".join(row.cells()) + " |", flush=True)
     return row
 
@@ -100,10 +119,10 @@ def scripted(args: argparse.Namespace, workdir: Path) -> list[Row]:
         options: dict[str, Any] = {"model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "logprobs": False}
         rows = []
         for concurrency in (1, 8, 32):
-            n = args.n_serial if concurrency == 1 else args.n
+            n = args.n_serial if concurrency == 1 and args.n_serial else args.n
             cache = workdir / f"scripted-{concurrency}.sqlite"
             judge = LLMJudge(options, max_concurrency=concurrency, cache_path=str(cache))
-            rows.append(measure("scripted", judge, support_pairs(n, f"c{concurrency}-"), args.latency))
+            rows.append(measure("scripted", judge, support_pairs(n, f"c{concurrency}-"), args.latency, port))
         warm = LLMJudge(options, max_concurrency=32, cache_path=str(workdir / "scripted-32.sqlite"))
         rows.append(measure("scripted warm cache", warm, support_pairs(args.n, "c32-")))
         return rows
@@ -134,7 +153,7 @@ def main() -> None:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("--n", type=int, default=2000)
-    parser.add_argument("--n-serial", type=int, default=200)
+    parser.add_argument("--n-serial", type=int, help="judgements at concurrency 1 (default: --n)")
     parser.add_argument("--n-llama", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--skip-scripted", action="store_true")

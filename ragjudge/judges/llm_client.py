@@ -20,6 +20,7 @@ from ragjudge.judges.llm_parse import Reply, TokenLogprob
 __all__ = ["TransportError", "backoff_delay", "parse_retry_after", "send"]
 
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+_JSON = {"Content-Type": "application/json"}
 
 
 @dataclass
@@ -148,12 +149,14 @@ async def send(client: Any, request: dict[str, Any], timeout: float, openai: Any
 
     The body goes through the client's low-level ``post`` and the reply is read as plain JSON: the typed
     ``chat.completions.create`` path spends several milliseconds of CPU per request transforming parameters
-    and building response models, which dominated ragjudge's own overhead at high concurrency. Authentication,
-    status errors and timeouts are still the client's.
+    and building response models, which dominated ragjudge's own overhead at high concurrency. The body goes
+    as bytes serialised once here (a dict body is deep-copied and re-encoded by the client on every attempt).
+    Authentication, status errors and timeouts are still the client's.
     """
     try:
-        response = await client.post("/chat/completions", body=request, cast_to=response_class(),
-                                     options={"timeout": timeout})
+        content = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode()
+        response = await client.post("/chat/completions", content=content, cast_to=response_class(),
+                                     options={"timeout": timeout, "headers": _JSON})
         data = json.loads(response.content)
     except Exception as error:  # every failure is classified; none escapes unlabelled
         raise classify(error, openai) from None

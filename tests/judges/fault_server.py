@@ -7,7 +7,9 @@ contains ``NEGATIVE`` and ``yes`` otherwise, so a test can check that each verdi
 
 In a test: ``FaultServer().start()`` runs it on a thread of the test process. For benchmarks, run it as a
 script (``python tests/judges/fault_server.py --latency 0.2``) so it does not share the client's GIL; it
-prints ``PORT <n>`` and serves until killed. ``GET /stats`` returns the request count.
+prints ``PORT <n>`` and serves until killed. ``GET /stats`` returns the request count and ``busy_seconds``: the
+server's own time on chat-completion requests, from reading the request line to the reply's last byte written
+(latency included), so a benchmark can subtract exactly what the server spent.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import math
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,6 +84,7 @@ class FaultServer:
     port: int = 0
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
+    busy_seconds: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -139,6 +143,7 @@ class FaultServer:
         line = await reader.readline()
         if not line:
             return False
+        started = time.perf_counter()
         method, path, _ = line.decode("latin-1").split(" ", 2)
         headers = {}
         while (raw := await reader.readline()) not in (b"\r\n", b"\n", b""):
@@ -150,12 +155,15 @@ class FaultServer:
         head += [f"{k}: {v}" for k, v in extra.items()]
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
         await writer.drain()
+        if method == "POST":
+            self.busy_seconds += time.perf_counter() - started
         return headers.get("connection", "").lower() != "close"
 
     async def _respond(self, method: str, path: str, headers: dict[str, str],
                        raw: bytes) -> tuple[int, dict[str, str], bytes]:
         if method == "GET":
-            return 200, {}, json.dumps({"requests": self.count, "data": []}).encode()
+            stats = {"requests": self.count, "busy_seconds": self.busy_seconds, "data": []}
+            return 200, {}, json.dumps(stats).encode()
         body = json.loads(raw) if raw else None
         with self._lock:
             index = self.count
