@@ -50,6 +50,18 @@ def test_faithfulness_score_mode_averages_claim_scores() -> None:
     assert outcome.score == pytest.approx((0.9 + 0.1) / 2)
 
 
+def test_faithfulness_min_mode_takes_the_weakest_claim() -> None:
+    outcome = judge_plans(Faithfulness(by_word("Paris"), claim_scoring="min"), [SAMPLE, SAMPLE])
+    assert [o.score for o in outcome] == [pytest.approx(0.1), pytest.approx(0.1)]
+
+
+def test_answer_correctness_min_mode_takes_the_weakest_claim_per_side() -> None:
+    sample = SAMPLE.model_copy(update={"reference": "Paris is the capital. Paris has many museums."})
+    outcome = judge_plans(AnswerCorrectness(by_word("Paris"), claim_scoring="min"), [sample])[0]
+    assert outcome.components["recall"] == pytest.approx(0.9)
+    assert outcome.components["precision"] == pytest.approx(0.1)
+
+
 def test_each_claim_is_judged_against_all_contexts_in_one_batch() -> None:
     judge = by_word("Paris")
     judge_plans(Faithfulness(judge), [SAMPLE, SAMPLE])

@@ -129,12 +129,24 @@ class Reduction:
         return out
 
     def fraction(self, by: str, mask: np.ndarray | None = None) -> np.ndarray:
-        """Per sample: share of positive verdicts (``by="label"``) or mean score (``by="score"``)."""
+        """Per sample: share of positive verdicts (``by="label"``), mean score (``by="score"``) or the least
+        score (``by="min"``) of its verdicts (those in ``mask``); 0 for a sample with none."""
+        if by == "min":
+            return self.least(mask)
         weights = self.verdicts.positive if by == "label" else np.where(self.ok, self.verdicts.scores, 0.0)
         weights = weights.astype(np.float64)
         if mask is None:
             return _ratio(self.sum(weights), self.count)
         return _ratio(self.sum(weights * mask), self.sum(mask.astype(np.float64)))
+
+
+    def least(self, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per sample: the least score of its ok verdicts (those in ``mask``); 0 for a sample with none."""
+        keep = self.ok if mask is None else self.ok & (mask > 0)
+        out = np.full(self.n, np.inf)
+        np.minimum.at(out, self.owner[keep], self.verdicts.scores[keep].astype(np.float64))
+        result: np.ndarray = np.where(np.isinf(out), 0.0, out)
+        return result
 
 
 def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:

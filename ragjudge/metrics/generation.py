@@ -37,7 +37,7 @@ from ragjudge.records import Sample, Task
 
 __all__ = ["AnswerCorrectness", "AnswerRelevance", "ContextPrecision", "ContextRecall", "Faithfulness"]
 
-ClaimScoring = Literal["label", "score"]
+ClaimScoring = Literal["label", "score", "min"]
 
 
 def _premises(samples: Sequence[Sample]) -> list[tuple[str, ...]]:
@@ -65,8 +65,10 @@ def _nonblank(texts: Sequence[str]) -> np.ndarray:
 
 class ClaimOptions(MetricOptions):
     """``claim_scoring``: ``label`` counts supported claims (the article's definition); ``score`` averages the
-    judge's claim scores (a graded value, better for ranking answers). ``min_claim_chars``: the sentence
-    splitter keeps sentences longer than this."""
+    judge's claim scores (a graded value, better for ranking answers); ``min`` takes the weakest claim's score
+    (one unsupported claim makes an answer unfaithful, so this ranks answers by their worst claim, as
+    SummaC-style and MiniCheck-style detectors do). ``min_claim_chars``: the sentence splitter keeps sentences
+    longer than this."""
 
     claim_scoring: ClaimScoring = "label"
     min_claim_chars: int = Field(10, ge=0)
