@@ -11,6 +11,9 @@ backbone with a fresh 2-label head (throughput does not depend on the head's wei
 (c) naive: a ``transformers`` text-classification ``pipeline`` called once per (window, claim) pair, on the
     same windows, so it does the same work without batching (on a subset, scaled to pairs/second).
 
+(a) and (b) run twice: in float32, and with ``dtype="bfloat16"``, which on the CPU is bf16 autocast over
+float32 weights; the largest score difference between the two judges is printed beside the timings.
+
 Each is reported as pairs/second of wall time and of process CPU time: the machine is shared, and CPU time is
 the fairer ratio under contention. Run: ``HF_HUB_OFFLINE=1 python benchmarks/nli_throughput.py [--n 2000]``.
 """
@@ -74,6 +77,14 @@ def build(threads: int, batch_size: int) -> Any:
                     batch_size=batch_size, threads=threads)
 
 
+def with_dtype(judge: Any, dtype: str) -> Any:
+    """A judge over the same model object, with another ``dtype`` option."""
+    from ragjudge.judges.nli import NLIJudge
+
+    return NLIJudge(judge.options.model_copy(update={"dtype": dtype}),
+                    pretrained=(judge.scorer.model, judge.scorer.tokenizer))
+
+
 def rows_of(judge: Any, pairs: list[Any]) -> list[tuple[str, str]]:
     """The distinct (window, claim) rows the judge runs for ``pairs``."""
     rows: dict[tuple[str, str], None] = {}
@@ -112,13 +123,26 @@ def main() -> None:
     rows = rows_of(judge, pairs)
     print(f"{len(pairs)} pairs -> {len(rows)} distinct (window, claim) rows; threads {args.threads}", flush=True)
     judge.judge(pairs[:64])  # warm-up (allocator, lazy init)
+    mixed = with_dtype(judge, "bfloat16")
+    mixed.judge(pairs[:64])
     results = {"bare model forward": bare(judge, rows)}
-    results["nli judge end to end"] = timed(lambda: build_fresh(judge).judge(pairs))
+    scores: dict[str, list[float]] = {}
+
+    def end_to_end(name: str, which: Any) -> None:
+        verdicts: list[Any] = []
+        results[name] = timed(lambda: verdicts.extend(build_fresh(which).judge(pairs)))
+        scores[name] = [v.score for v in verdicts]
+
+    end_to_end("nli judge end to end", judge)
+    results["bare model forward, bf16 autocast"] = bare(mixed, rows)
+    end_to_end("nli judge end to end, bf16 autocast", mixed)
     subset = pairs[: args.naive_n]
     wall, cpu = naive(judge, rows_of(judge, subset))
     scale = len(pairs) / len(subset)
     results["naive per-pair pipeline"] = (wall * scale, cpu * scale)
     report(results, len(pairs))
+    drift = max(abs(a - b) for a, b in zip(*scores.values()))
+    print(f"bf16 autocast vs float32 judge: largest score difference {drift:.4f} over {len(pairs)} pairs")
 
 
 def build_fresh(judge: Any) -> Any:
@@ -133,9 +157,13 @@ def report(results: dict[str, tuple[float, float]], n: int) -> None:
     print("\n| run | pairs/s (wall) | pairs/s (CPU) |\n|---|---|---|")
     for name, (wall, cpu) in results.items():
         print(f"| {name} | {n / wall:.1f} | {n / cpu:.1f} |")
-    (bw, bc), (jw, jc), (nw, nc) = results.values()
-    print(f"\njudge / bare model: {bw / jw:.3f} (wall), {bc / jc:.3f} (CPU)   target >= 0.85")
-    print(f"judge / naive pipeline: {nw / jw:.2f}x (wall), {nc / jc:.2f}x (CPU)   target >= 2x")
+    print()
+    for suffix in ("", ", bf16 autocast"):
+        (bw, bc), (jw, jc) = results["bare model forward" + suffix], results["nli judge end to end" + suffix]
+        (nw, nc) = results["naive per-pair pipeline"]
+        print(f"judge{suffix} / bare model{suffix}: {bw / jw:.3f} (wall), {bc / jc:.3f} (CPU)   target >= 0.85")
+        print(f"judge{suffix} / naive float32 pipeline: {nw / jw:.2f}x (wall), {nc / jc:.2f}x (CPU)   "
+              "target >= 2x")
 
 
 if __name__ == "__main__":

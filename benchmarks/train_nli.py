@@ -31,11 +31,11 @@ from sklearn.metrics import roc_auc_score
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 RAGJUDGE = [sys.executable, "-m", "ragjudge"]
-TRAIN_ARGS = ["--data", str(SHARED / "nli" / "nli_all.jsonl"), "--threads", "1", "--max-time", "85",
-              "--eval-every", "400", "--save-every", "200", "--val-size", "800", "--patience", "4",
-              "--augment", "0.25", "--weight", "sick=0.3", "--weight", "mctest-nli=0.5", "--lr", "5e-5",
-              "--batch-size", "16", "--max-length", "256", "--seed", "0"]
-CONFIG = "metrics:\n  - name: faithfulness\n    options: {claim_scoring: score}\n"
+TRAIN_ARGS = ["--data", str(SHARED / "nli" / "nli_all.jsonl"), "--threads", "2", "--max-time", "85",
+              "--epochs", "3", "--eval-every", "500", "--save-every", "250", "--val-size", "800",
+              "--augment", "0.3", "--weight", "binary-fever-nli=1.5", "--weight", "mctest-nli=2",
+              "--weight", "sick=0.3", "--lr", "5e-5", "--batch-size", "16", "--max-length", "256", "--seed", "0"]
+CONFIG = "metrics:\n  - name: faithfulness\n    options: {{claim_scoring: {}}}\n"
 
 
 def subsample(path: Path, per_set: int | None, seed: int, work: Path) -> Path:
@@ -56,11 +56,12 @@ def subsample(path: Path, per_set: int | None, seed: int, work: Path) -> Path:
     return out
 
 
-def scores(data: Path, judge: str, options: list[str], work: Path) -> dict[str, float | None]:
+def scores(data: Path, judge: str, options: list[str], work: Path,
+           claim_scoring: str = "score") -> dict[str, float | None]:
     """Per-sample faithfulness scores from ``ragjudge evaluate`` (None when the sample was skipped)."""
     out = work / f"{data.stem}.{judge}.jsonl"
     config = work / "faith.yaml"
-    config.write_text(CONFIG, encoding="utf-8")
+    config.write_text(CONFIG.format(claim_scoring), encoding="utf-8")
     command = [*RAGJUDGE, "evaluate", str(data), "--config", str(config), "--judge", judge, "--output",
                str(out), "-q"]
     for option in options:
@@ -85,6 +86,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work", default="/work/tmp/nli/bench", help="scratch directory")
     parser.add_argument("--nli-option", action="append", default=[], help="extra nli judge option K=V")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads for the nli judge")
+    parser.add_argument("--claim-scoring", default="score", choices=["score", "min", "label"],
+                        help="how faithfulness reduces claim scores (the same for every judge)")
     args = parser.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -94,15 +98,17 @@ def main() -> None:
         subprocess.run([*RAGJUDGE, "train", *TRAIN_ARGS, "--output", args.output], check=True)
         print(f"training took {(time.monotonic() - started) / 60:.1f} min", flush=True)
         model = args.output
-    judges = {"nli": [f"model={model}", "threads=1", "batch_size=8", *args.nli_option],
+    judges = {"nli": [f"model={model}", f"threads={args.threads}", "batch_size=16", *args.nli_option],
               "overlap": [], "tfidf": []}
     table = []
     for path in sorted((SHARED / "faithfulness").glob("*.jsonl")):
         data = subsample(path, args.per_set, args.seed, work)
         row = {"set": path.stem}
         for name, options in judges.items():
-            value, n, skipped = auc(data, scores(data, name, options, work))
+            started = time.monotonic()
+            value, n, skipped = auc(data, scores(data, name, options, work, args.claim_scoring))
             row[name], row["n"], row[f"{name}_skipped"] = value, n, skipped
+            row[f"{name}_seconds"] = round(time.monotonic() - started, 1)
         table.append(row)
         print(json.dumps(row), flush=True)
     print_table(table)

@@ -84,6 +84,7 @@ class Scorer:
     device: str
     batch_size: int
     max_length: int
+    autocast: str | None = None  # "bfloat16": CPU mixed precision (weights stay float32)
 
     def encode(self, firsts: list[str], seconds: list[str]) -> dict[str, list[list[int]]]:
         """Token ids of every pair, unpadded, truncated to ``max_length`` as a last safety net."""
@@ -116,6 +117,9 @@ class Scorer:
         """Logits of one padded batch, as float32 on the CPU."""
         torch, _ = import_torch()
         with torch.inference_mode():
+            if self.autocast:
+                with torch.autocast(self.device.split(":")[0], dtype=getattr(torch, self.autocast)):
+                    return self.model(**tensors).logits.float().cpu()
             return self.model(**tensors).logits.float().cpu()
 
     def probabilities(self, firsts: list[str], seconds: list[str]) -> np.ndarray:

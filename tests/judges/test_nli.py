@@ -214,6 +214,15 @@ def test_identical_window_claim_rows_run_once(monkeypatch: pytest.MonkeyPatch) -
     assert seen == [1] and len({v.score for v in verdicts}) == 1
 
 
+def test_bfloat16_on_cpu_is_autocast_over_float32_weights() -> None:
+    fp32 = [v.score for v in tiny_judge(max_length=40).judge(PAIRS)]
+    judge = tiny_judge(max_length=40, dtype="bfloat16")
+    assert judge.scorer.autocast == "bfloat16"
+    assert {p.dtype for p in judge.scorer.model.parameters()} == {torch.float32}
+    mixed = [v.score for v in judge.judge(PAIRS)]
+    assert mixed == pytest.approx(fp32, abs=0.02)
+
+
 def test_device_auto_picks_cpu_without_accelerators(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
