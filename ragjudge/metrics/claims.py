@@ -15,6 +15,11 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+try:
+    from ragjudge import _speedups as kernel  # type: ignore[attr-defined]
+except ImportError:  # built without a C compiler: the pure-Python path gives the same claims
+    kernel = None
+
 __all__ = ["ClaimSplitter", "SentenceSplitter", "split_flat"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -47,8 +52,16 @@ class SentenceSplitter:
     def split_flat(self, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """All claims of all texts in order, and the index of the text each came from.
 
-        The work runs in C-level ``map`` calls over the whole batch, with no Python frame per sentence.
+        The compiled kernel does it in one pass over the batch; without it the work runs in C-level ``map``
+        calls, with no Python frame per sentence. Both give the same claims.
         """
+        if kernel is not None and isinstance(texts, list):
+            claims, owners = kernel.split_sentences(texts, self.min_chars, self.keep_short_answer)
+            return claims, np.frombuffer(owners, dtype=np.int64).copy()
+        return self._split_flat(texts)
+
+    def _split_flat(self, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """:meth:`split_flat` in Python (``re.split`` + ``str.strip``)."""
         parts = list(map(_SENTENCE_END.split, texts))
         counts = np.fromiter(map(len, parts), np.int64, len(parts))
         sentences = list(map(str.strip, chain.from_iterable(parts)))
