@@ -9,10 +9,11 @@ why another engine that runs the same batches elsewhere reports exactly the same
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import count
 
 import numpy as np
 
-from ragjudge.batches import PairBatch, VerdictBatch
+from ragjudge.batches import VerdictBatch
 from ragjudge.errors import DataError
 from ragjudge.metrics.base import Metric, Outcome
 from ragjudge.progress import Progress
@@ -27,10 +28,15 @@ def judge_plans(metric: Metric, samples: Sequence[Sample]) -> list[Outcome]:
     plan = metric.plan_batch(samples)
     if not len(plan.pairs) or metric.judge is None:
         return [d if d is not None else Outcome.fail("nothing was judged") for d in plan.decided]
+    # Each pair maps to the position of its key's first occurrence (dict.setdefault in a C-level map).
+    n = len(plan.pairs)
     index: dict[tuple[Task, str, tuple[str, ...], str], int] = {}
-    inverse = np.fromiter((index.setdefault(k, len(index)) for k in plan.pairs.keys()), np.int64,
-                          len(plan.pairs))
-    unique = PairBatch(*(list(column) for column in zip(*index)))
+    first = np.fromiter(map(index.setdefault, plan.pairs.keys(), count()), np.int64, n)
+    if len(index) == n:
+        return metric.reduce_batch(samples, plan, VerdictBatch.of(metric.judge.judge(plan.pairs)))
+    is_first = first == np.arange(n)
+    inverse = (np.cumsum(is_first) - 1)[first]
+    unique = plan.pairs.take(np.flatnonzero(is_first).tolist())
     verdicts = VerdictBatch.of(metric.judge.judge(unique)).take(inverse)
     return metric.reduce_batch(samples, plan, verdicts)
 

@@ -114,8 +114,14 @@ class Reduction:
         """One outcome per sample: decided ones as planned, unscored ones with their reason, the rest scored."""
         bad, usage = self.unscored(), self.usage()
         values = scores.tolist()
+        if not bad and not usage and not components:  # the common case, without a Python frame per sample
+            out = list(map(Outcome, values))
+            for j, decided in enumerate(self.plan.decided):
+                if decided is not None:
+                    out[j] = decided
+            return out
         parts = {k: v.tolist() for k, v in (components or {}).items()}
-        out: list[Outcome] = []
+        out = []
         for j, decided in enumerate(self.plan.decided):
             if decided is not None:
                 out.append(decided)
