@@ -13,8 +13,10 @@
  * (``string.punctuation``). ASCII texts are case-folded inline; any other text goes through ``str.lower()``,
  * so full Unicode case mapping is Python's own.
  *
- * Each distinct premise gets one open-addressing hash table of its words (64-bit FNV-1a over code points);
- * a hit compares the code points, so a hash collision can never count a word that is not there.
+ * Each target's distinct words are hashed once (a 64-bit hash of the code points). Then, premise by premise,
+ * the premise's words go into one scratch open-addressing table, probed by every target that premise serves
+ * (the table stays in cache; a premise no target uses is never read). A hit compares the code points, so a
+ * hash collision can never count a word that is not there.
  *
  * 2. split_sentences() -- the claim splitter's ``re.split(r"(?<=[.!?])\s+", text)`` + ``strip`` + length rule
  *    (ragjudge.metrics.claims.SentenceSplitter.split_flat), over a whole batch of texts.
@@ -117,6 +119,16 @@ static int words_push(Words *w, uint64_t hash, Py_ssize_t start, Py_ssize_t len)
     return 0;
 }
 
+/* A word's hash is a function of its code points alone (so a word hashes alike in a one-byte and in a wider
+ * string): code points below 256 are packed eight to a 64-bit lane and mixed a lane at a time; a wider one
+ * flushes the lane and is mixed on its own; the length is mixed in last. */
+static inline uint64_t mix(uint64_t x) {
+    x ^= x >> 31;
+    x *= 0x9E3779B97F4A7C15ULL;
+    x ^= x >> 29;
+    return x;
+}
+
 /* Append the words of ``t`` (in order, with repeats) to ``out``. */
 static int tokenise(const Text *t, int strip, Words *out) {
     Py_ssize_t i = 0, n = t->length;
@@ -127,11 +139,19 @@ static int tokenise(const Text *t, int strip, Words *out) {
             while (i < n && sep[s[i]]) i++;
             if (i >= n) break;
             Py_ssize_t start = i;
-            uint64_t hash = 1469598103934665603ULL;
+            uint64_t hash = 0, lane = 0;
+            int shift = 0;
             while (i < n && !sep[s[i]]) {
-                hash = (hash ^ (uint64_t)map[s[i]]) * 1099511628211ULL;
+                lane |= (uint64_t)map[s[i]] << shift;
+                shift += 8;
+                if (shift == 64) {
+                    hash = mix(hash ^ lane);
+                    lane = 0;
+                    shift = 0;
+                }
                 i++;
             }
+            hash = mix(hash ^ lane) + (uint64_t)(i - start);
             if (words_push(out, hash | 1, start, i - start) < 0) return -1;
         }
         return 0;
@@ -140,19 +160,35 @@ static int tokenise(const Text *t, int strip, Words *out) {
         while (i < n && is_separator(char_at(t, i), strip)) i++;
         if (i >= n) break;
         Py_ssize_t start = i;
-        uint64_t hash = 1469598103934665603ULL;
+        uint64_t hash = 0, lane = 0;
+        int shift = 0;
         while (i < n) {
             Py_UCS4 c = char_at(t, i);
             if (is_separator(c, strip)) break;
-            hash = (hash ^ (uint64_t)c) * 1099511628211ULL;
+            if (c < 256) {
+                lane |= (uint64_t)c << shift;
+                shift += 8;
+                if (shift == 64) {
+                    hash = mix(hash ^ lane);
+                    lane = 0;
+                    shift = 0;
+                }
+            } else {
+                hash = mix(mix(hash ^ lane) ^ ((uint64_t)c | (1ULL << 63)));
+                lane = 0;
+                shift = 0;
+            }
             i++;
         }
+        hash = mix(hash ^ lane) + (uint64_t)(i - start);
         if (words_push(out, hash | 1, start, i - start) < 0) return -1;
     }
     return 0;
 }
 
-static int same_word(const Text *a, const Word *x, const Text *b, const Word *y) {
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE int same_word(const Text *a, const Word *x, const Text *b, const Word *y) {
     if (x->hash != y->hash || x->len != y->len) return 0;
     if (a->map != NULL && b->map != NULL) {
         const Py_UCS1 *s = (const Py_UCS1 *)a->data + x->start, *r = (const Py_UCS1 *)b->data + y->start;
@@ -175,7 +211,7 @@ static Py_ssize_t table_capacity(Py_ssize_t words) {
 
 /* Open addressing with linear probing; a slot holds 1 + the index of its word in ``base`` (0: empty).
  * Returns the slot holding a word equal to ``word`` (``*found`` = 1) or the empty slot where it would go. */
-static Py_ssize_t table_find(const uint32_t *slots, Py_ssize_t capacity, const Word *base, const Text *owner,
+INLINE Py_ssize_t table_find(const uint32_t *slots, Py_ssize_t capacity, const Word *base, const Text *owner,
                              const Text *text, const Word *word, int *found) {
     Py_ssize_t mask = capacity - 1, j = (Py_ssize_t)(word->hash & (uint64_t)mask);
     while (slots[j]) {
@@ -189,6 +225,22 @@ static Py_ssize_t table_find(const uint32_t *slots, Py_ssize_t capacity, const W
     return j;
 }
 
+/* Grow a scratch table to at least ``capacity`` slots and clear it. */
+static uint32_t *scratch_table(uint32_t **slots, Py_ssize_t *have, Py_ssize_t capacity) {
+    if (capacity > *have) {
+        PyMem_Free(*slots);
+        *slots = PyMem_Malloc((size_t)capacity * sizeof(uint32_t));
+        if (*slots == NULL) {
+            *have = 0;
+            PyErr_NoMemory();
+            return NULL;
+        }
+        *have = capacity;
+    }
+    memset(*slots, 0, (size_t)capacity * sizeof(uint32_t));
+    return *slots;
+}
+
 static PyObject *fractions(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *targets, *premises;
@@ -200,131 +252,134 @@ static PyObject *fractions(PyObject *self, PyObject *args) {
     }
     /* The buffers come from ragjudge.judges.overlap: int64 offsets and members, a float64 out. */
     PyObject *result = NULL;
-    Py_ssize_t n = PyList_GET_SIZE(targets), m = PyList_GET_SIZE(premises), opened = 0, total = 0;
-    Py_ssize_t n_members = members_view.len / 8, claim_capacity = 0;
+    Py_ssize_t n = PyList_GET_SIZE(targets), m = PyList_GET_SIZE(premises), opened = 0, have = 0;
+    Py_ssize_t n_members = members_view.len / 8;
     const int64_t *offsets = offsets_view.buf, *members = members_view.buf;
     double *out = out_view.buf;
     Text *texts = NULL;
-    Py_ssize_t *table_start = NULL, *table_size = NULL, *first_word = NULL;
-    uint32_t *arena = NULL, *claim_slots = NULL;
-    Words words = {0}, claim = {0};
+    Py_ssize_t *first = NULL, *distinct = NULL, *best = NULL, *start = NULL, *users = NULL;
+    uint32_t *slots = NULL;
+    Words words = {0}, premise = {0};
 
     if (offsets_view.len != 8 * (n + 1) || out_view.len != 8 * n || members_view.len % 8) {
         PyErr_SetString(PyExc_ValueError, "offsets must hold len(targets) + 1 int64, out len(targets) float64");
         goto done;
     }
+    texts = PyMem_Calloc((size_t)(n + 1), sizeof(Text));
+    first = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    distinct = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    best = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    start = PyMem_Calloc((size_t)(m + 2), sizeof(Py_ssize_t));
+    users = PyMem_Calloc((size_t)(n_members + 1), sizeof(Py_ssize_t));
+    if (!texts || !first || !distinct || !best || !start || !users) {
+        PyErr_NoMemory();
+        goto done;
+    }
 
-    /* One hash table per distinct premise, all in one arena. */
-    texts = PyMem_Calloc((size_t)(m + 1), sizeof(Text));
-    table_start = PyMem_Calloc((size_t)(m + 1), sizeof(Py_ssize_t));
-    table_size = PyMem_Calloc((size_t)(m + 1), sizeof(Py_ssize_t));
-    first_word = PyMem_Calloc((size_t)(m + 1), sizeof(Py_ssize_t));
-    if (texts == NULL || table_start == NULL || table_size == NULL || first_word == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t p = 0; p < m; p++) {
-        if (text_open(&texts[p], PyList_GET_ITEM(premises, p), lowercase) < 0) goto done;
-        opened = p + 1;
-        first_word[p] = words.size;
-        if (tokenise(&texts[p], strip, &words) < 0) goto done;
-        table_start[p] = total;
-        table_size[p] = table_capacity(words.size - first_word[p]);
-        total += table_size[p];
-    }
-    first_word[m] = words.size;
-    if (words.size >= (Py_ssize_t)UINT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "too many premise words for one batch");
-        goto done;
-    }
-    arena = PyMem_Calloc((size_t)(total ? total : 1), sizeof(uint32_t));
-    if (arena == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t p = 0; p < m; p++) {
-        uint32_t *slots = arena + table_start[p];
-        for (Py_ssize_t k = first_word[p]; k < first_word[p + 1]; k++) {
-            int found;
-            Py_ssize_t j = table_find(slots, table_size[p], words.items, &texts[p], &texts[p], &words.items[k], &found);
-            if (!found) slots[j] = (uint32_t)(k + 1);
+    /* 1. Each target's distinct words, compacted into ``words`` (its slice: first[i], distinct[i]). */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (text_open(&texts[i], PyList_GET_ITEM(targets, i), lowercase) < 0) goto done;
+        opened = i + 1;
+        first[i] = words.size;
+        if (tokenise(&texts[i], strip, &words) < 0) goto done;
+        Py_ssize_t size = words.size - first[i], capacity = table_capacity(size), count = 0;
+        if (words.size >= (Py_ssize_t)UINT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "too many words for one batch");
+            goto done;
         }
+        Word *mine = words.items + first[i];
+        if (size <= 24) { /* a short text: a linear scan beats clearing a table */
+            for (Py_ssize_t k = 0; k < size; k++) {
+                Py_ssize_t q = 0;
+                while (q < count && !same_word(&texts[i], &mine[q], &texts[i], &mine[k])) q++;
+                if (q == count) mine[count++] = mine[k];
+            }
+        } else {
+            if (scratch_table(&slots, &have, capacity) == NULL) goto done;
+            for (Py_ssize_t k = 0; k < size; k++) {
+                int found;
+                Py_ssize_t j = table_find(slots, capacity, mine, &texts[i], &texts[i], &mine[k], &found);
+                if (!found) {
+                    mine[count] = mine[k];
+                    slots[j] = (uint32_t)(++count);
+                }
+            }
+        }
+        distinct[i] = count;
+        words.size = first[i] + count;
     }
 
+    /* 2. Which targets each premise serves (counting sort of the members). */
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t lo = offsets[i], hi = offsets[i + 1];
         if (lo < 0 || hi < lo || hi > n_members) {
             PyErr_Format(PyExc_IndexError, "offsets[%zd:%zd] out of range", i, i + 2);
             goto done;
         }
-        Text target;
-        if (text_open(&target, PyList_GET_ITEM(targets, i), lowercase) < 0) goto done;
-        claim.size = 0;
-        if (tokenise(&target, strip, &claim) < 0) {
-            text_close(&target);
+        for (int64_t g = lo; g < hi; g++) {
+            if (members[g] < 0 || members[g] >= m) {
+                PyErr_Format(PyExc_IndexError, "members[%lld] = %lld is not a premise index", (long long)g,
+                             (long long)members[g]);
+                goto done;
+            }
+            start[members[g] + 2]++;
+        }
+    }
+    for (Py_ssize_t p = 0; p < m; p++) start[p + 2] += start[p + 1];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        for (int64_t g = offsets[i]; g < offsets[i + 1]; g++) users[start[members[g] + 1]++] = i;
+    }
+
+    /* 3. Premise by premise: its word table (scratch, hot in cache), probed by every target it serves. */
+    for (Py_ssize_t p = 0; p < m; p++) {
+        if (start[p] == start[p + 1]) continue;
+        Text text;
+        if (text_open(&text, PyList_GET_ITEM(premises, p), lowercase) < 0) goto done;
+        premise.size = 0;
+        if (tokenise(&text, strip, &premise) < 0 || premise.size >= (Py_ssize_t)UINT32_MAX) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_OverflowError, "premise too long");
+            text_close(&text);
             goto done;
         }
-        /* Distinct words of the target, compacted to the front of ``claim`` (slots index the compacted ones). */
-        Py_ssize_t capacity = table_capacity(claim.size);
-        if (capacity > claim_capacity) {
-            PyMem_Free(claim_slots);
-            claim_slots = PyMem_Malloc((size_t)capacity * sizeof(uint32_t));
-            if (claim_slots == NULL) {
-                text_close(&target);
-                PyErr_NoMemory();
-                goto done;
-            }
-            claim_capacity = capacity;
+        Py_ssize_t capacity = table_capacity(premise.size);
+        if (scratch_table(&slots, &have, capacity) == NULL) {
+            text_close(&text);
+            goto done;
         }
-        memset(claim_slots, 0, (size_t)capacity * sizeof(uint32_t));
-        Py_ssize_t distinct = 0;
-        for (Py_ssize_t k = 0; k < claim.size; k++) {
+        for (Py_ssize_t k = 0; k < premise.size; k++) {
             int found;
-            Py_ssize_t j = table_find(claim_slots, capacity, claim.items, &target, &target, &claim.items[k], &found);
-            if (!found) {
-                claim.items[distinct] = claim.items[k];
-                claim_slots[j] = (uint32_t)(++distinct);
-            }
+            Py_ssize_t j = table_find(slots, capacity, premise.items, &text, &text, &premise.items[k], &found);
+            if (!found) slots[j] = (uint32_t)(k + 1);
         }
-        if (distinct == 0) {
-            out[i] = -1.0;
-            text_close(&target);
-            continue;
-        }
-        Py_ssize_t best = 0;
-        for (int64_t g = lo; g < hi; g++) {
-            int64_t p = members[g];
-            if (p < 0 || p >= m) {
-                text_close(&target);
-                PyErr_Format(PyExc_IndexError, "members[%lld] = %lld is not a premise index", (long long)g,
-                             (long long)p);
-                goto done;
+        for (Py_ssize_t u = start[p]; u < start[p + 1]; u++) {
+            Py_ssize_t i = users[u], hits = 0;
+            if (best[i] == distinct[i]) continue; /* already all found, or no words */
+            const Word *mine = words.items + first[i];
+            for (Py_ssize_t k = 0; k < distinct[i]; k++) {
+                int found;
+                table_find(slots, capacity, premise.items, &text, &texts[i], &mine[k], &found);
+                hits += found;
             }
-            Py_ssize_t found = 0;
-            const uint32_t *slots = arena + table_start[p];
-            for (Py_ssize_t k = 0; k < distinct; k++) {
-                int hit;
-                table_find(slots, table_size[p], words.items, &texts[p], &target, &claim.items[k], &hit);
-                found += hit;
-            }
-            if (found > best) best = found;
-            if (best == distinct) break;
+            if (hits > best[i]) best[i] = hits;
         }
-        out[i] = (double)best / (double)distinct;
-        text_close(&target);
+        text_close(&text);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = distinct[i] ? (double)best[i] / (double)distinct[i] : -1.0;
     }
     result = Py_NewRef(Py_None);
 
 done:
-    for (Py_ssize_t p = 0; p < opened; p++) text_close(&texts[p]);
+    for (Py_ssize_t i = 0; i < opened; i++) text_close(&texts[i]);
     PyMem_Free(texts);
-    PyMem_Free(first_word);
-    PyMem_Free(table_start);
-    PyMem_Free(table_size);
-    PyMem_Free(arena);
+    PyMem_Free(first);
+    PyMem_Free(distinct);
+    PyMem_Free(best);
+    PyMem_Free(start);
+    PyMem_Free(users);
+    PyMem_Free(slots);
     PyMem_Free(words.items);
-    PyMem_Free(claim.items);
-    PyMem_Free(claim_slots);
+    PyMem_Free(premise.items);
     PyBuffer_Release(&offsets_view);
     PyBuffer_Release(&members_view);
     PyBuffer_Release(&out_view);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 
@@ -68,6 +69,30 @@ def test_a_judge_that_raises_fails_items_and_the_run_goes_on() -> None:
     assert summary.n_failed == 5  # the whole batch holding item 3 (ids 1-5), each with the error
     assert summary.n_scored == 35 and summary.mean == 1.0
     assert "RuntimeError: model exploded" in (result.outcomes["faithfulness"][3].reason or "")
+
+
+@pytest.mark.parametrize("pause_gc", [False, True])
+def test_the_collector_is_paused_only_where_allowed_and_always_restored(pause_gc: bool) -> None:
+    seen: list[bool] = []
+
+    def answer(pair: Pair) -> Verdict:
+        seen.append(gc.isenabled())
+        if "Item 3 " in pair.text:
+            raise RuntimeError("boom")
+        return Verdict(score=1.0, label="supported")
+
+    judge = ScriptedJudge(answer)
+    judge.pause_gc = pause_gc  # type: ignore[misc]
+    assert gc.isenabled()
+    evaluate(SAMPLES, [Faithfulness(judge)], batch_size=5, progress=False)
+    assert gc.isenabled()
+    assert seen and set(seen) == {not pause_gc}
+    gc.disable()
+    try:  # a caller who turned the collector off keeps it off
+        evaluate(SAMPLES[:3], [Faithfulness(judge)], progress=False)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_no_scored_sample_gives_null_mean_not_nan() -> None:

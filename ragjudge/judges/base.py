@@ -35,7 +35,9 @@ class Judge(ABC):
     Subclasses set ``name``, ``tasks`` and (usually) a nested ``Options(JudgeOptions)`` class, and implement
     :meth:`judge_batch`. ``version`` is part of the fingerprint: bump it when a change alters verdicts.
     ``volatile_options`` names options that cannot change a verdict (batch size, device, concurrency); they are
-    left out of the fingerprint so caches stay valid across them.
+    left out of the fingerprint so caches stay valid across them. ``pause_gc``: the judge runs in-process,
+    fast, and makes no reference cycles, so the pipeline may pause Python's cyclic garbage collector over a
+    whole batch with it (the heuristic judges set it; a judge with network I/O or a model should not).
     """
 
     name: ClassVar[str]
@@ -43,6 +45,7 @@ class Judge(ABC):
     tasks: ClassVar[frozenset[Task]] = frozenset()
     approximate_tasks: ClassVar[frozenset[Task]] = frozenset()
     volatile_options: ClassVar[frozenset[str]] = frozenset()
+    pause_gc: ClassVar[bool] = False
     Options: ClassVar[type[JudgeOptions]] = JudgeOptions
 
     def __init__(self, options: JudgeOptions | Mapping[str, Any] | None = None, **kwargs: Any) -> None:

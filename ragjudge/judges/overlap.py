@@ -44,6 +44,7 @@ class OverlapJudge(Judge):
 
     name = "overlap"
     version = "1"
+    pause_gc = True  # in-process, allocation-light, no cycles: see Judge
     tasks = frozenset({Task.SUPPORT, Task.RELEVANCE})
 
     class Options(JudgeOptions):

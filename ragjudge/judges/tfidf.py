@@ -36,6 +36,7 @@ class TfidfJudge(Judge):
 
     name = "tfidf"
     version = "1"
+    pause_gc = True  # in-process, allocation-light, no cycles: see Judge
     tasks = frozenset({Task.SUPPORT, Task.RELEVANCE})
 
     class Options(JudgeOptions):
