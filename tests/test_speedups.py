@@ -21,9 +21,9 @@ from ragjudge.judges.text import Normaliser
 from ragjudge.metrics.claims import SentenceSplitter
 
 try:
-    from ragjudge import _speedups as kernel  # type: ignore[attr-defined]
+    from ragjudge import _speedups as kernel
 except ImportError:  # pragma: no cover - only without a compiler
-    kernel = None
+    kernel = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.skipif(
     kernel is None and os.environ.get("RAGJUDGE_REQUIRE_SPEEDUPS") != "1",

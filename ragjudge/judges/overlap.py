@@ -32,9 +32,9 @@ from ragjudge.judges.text import Normaliser, StopWords
 from ragjudge.records import Pair, Task
 
 try:
-    from ragjudge import _speedups as kernel  # type: ignore[attr-defined]
+    from ragjudge import _speedups as kernel
 except ImportError:  # built without a C compiler: the pure-Python path below gives the same scores
-    kernel = None
+    kernel = None  # type: ignore[assignment]
 
 __all__ = ["OverlapJudge"]
 

@@ -16,9 +16,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 try:
-    from ragjudge import _speedups as kernel  # type: ignore[attr-defined]
+    from ragjudge import _speedups as kernel
 except ImportError:  # built without a C compiler: the pure-Python path gives the same claims
-    kernel = None
+    kernel = None  # type: ignore[assignment]
 
 __all__ = ["ClaimSplitter", "SentenceSplitter", "split_flat"]
 
