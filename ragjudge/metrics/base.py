@@ -12,9 +12,11 @@ reason quotes the first such verdict and counts them: ``"1 of 3 claim judgements
 
 from __future__ import annotations
 
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, ClassVar
 
 import numpy as np
@@ -64,7 +66,7 @@ class BatchPlan:
     def support(cls, decided: list[Outcome | None], claims: list[str], owner: np.ndarray,
                 premises: list[tuple[str, ...]]) -> BatchPlan:
         """Support pairs of each undecided sample's claims (flat, with ``owner``) against its premises."""
-        undecided = np.fromiter((d is None for d in decided), bool, len(decided))
+        undecided = np.fromiter(map(operator.is_, decided, repeat(None)), bool, len(decided))
         keep = undecided[owner] if len(owner) else np.zeros(0, dtype=bool)
         index = np.flatnonzero(keep).tolist()
         kept_owner = owner[keep]

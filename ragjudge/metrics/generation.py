@@ -44,8 +44,8 @@ def _premises(samples: Sequence[Sample]) -> list[tuple[str, ...]]:
     """Each sample's non-blank contexts (C-level maps; the rare sample with a blank context is filtered)."""
     contexts = list(map(attrgetter("contexts"), samples))
     premises = list(map(tuple, contexts))
-    clean = map(all, map(map, repeat(str.strip), contexts))
-    for j in [j for j, ok in enumerate(clean) if not ok]:
+    clean = np.fromiter(map(all, map(map, repeat(str.strip), contexts)), bool, len(contexts))
+    for j in np.flatnonzero(~clean).tolist():
         premises[j] = tuple(c for c in premises[j] if c.strip())
     return premises
 
