@@ -6,6 +6,8 @@
    own process) with ``--latency`` (default 200 ms) per reply, at concurrency 1, 8 and 32. At concurrency 1
    the run is latency-bound at 5 requests/s (2,000 take about 7 minutes); ``--n-serial`` shortens it.
 3. The 2,000 again from the warm cache.
+4. The floor: 200 requests of the same size at concurrency 1 from a bare asyncio HTTP/1.1 loop on one
+   keep-alive connection (no openai client, no httpx), so the overhead column has a limit beside it.
 
 Columns: requests/s and tokens/s; ideal = the latency-bound rate (concurrency / latency); of ideal =
 measured / ideal; speed-up = measured / the serial ideal (1 / latency); server ms/req = the scripted server's
@@ -23,6 +25,7 @@ load).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import subprocess
 import sys
@@ -125,10 +128,47 @@ def scripted(args: argparse.Namespace, workdir: Path) -> list[Row]:
             rows.append(measure("scripted", judge, support_pairs(n, f"c{concurrency}-"), args.latency, port))
         warm = LLMJudge(options, max_concurrency=32, cache_path=str(workdir / "scripted-32.sqlite"))
         rows.append(measure("scripted warm cache", warm, support_pairs(args.n, "c32-")))
+        rows.append(bare_client(port, min(args.n, 200), args.latency))
         return rows
     finally:
         server.terminate()
         server.wait(10)
+
+
+def bare_client(port: int, n: int, latency: float) -> Row:
+    """The floor at concurrency 1: ``n`` requests of the same size over one keep-alive connection from a bare
+    asyncio HTTP/1.1 loop (no openai, no httpx, no parsing beyond ``json.loads``), against the same server."""
+
+    async def run() -> tuple[float, float, float | None]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+
+        async def one(i: int) -> Any:
+            content = PREMISE * 3 + f"Claim {i}."
+            body = json.dumps({"model": "m", "max_tokens": 64,
+                               "messages": [{"role": "user", "content": content}]}).encode()
+            writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            await writer.drain()
+            length = 0
+            while (line := await reader.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            return json.loads(await reader.readexactly(length))
+
+        await one(-1)
+        busy = server_seconds(port)  # after the warm-up request (a blocking read: nothing else is running)
+        wall, cpu = time.perf_counter(), time.process_time()
+        for i in range(n):
+            await one(i)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        after = server_seconds(port)
+        writer.close()
+        return wall, cpu, None if busy is None or after is None else after - busy
+
+    wall, cpu, server = asyncio.run(run())
+    row = Row("bare asyncio client (the floor)", n, 1, wall, cpu, n, 0, n, latency, server)
+    print("| " + " | ".join(row.cells()) + " |", flush=True)
+    return row
 
 
 def llama(args: argparse.Namespace, workdir: Path) -> list[Row]:
