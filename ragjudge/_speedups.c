@@ -39,6 +39,8 @@ typedef struct {
 static unsigned char FOLD[256], SAME[256];
 static unsigned char SPACE[256], SPACE_OR_PUNCT[256]; /* separators among the first 256 code points */
 
+#define INLINE static inline __attribute__((always_inline))
+
 typedef struct {
     uint64_t hash; /* 0: empty slot */
     Py_ssize_t start;
@@ -101,17 +103,22 @@ static int text_open(Text *t, PyObject *obj, int lowercase) {
 
 static void text_close(Text *t) { Py_CLEAR(t->owned); }
 
-static int words_push(Words *w, uint64_t hash, Py_ssize_t start, Py_ssize_t len) {
-    if (w->size == w->capacity) {
-        Py_ssize_t capacity = w->capacity ? 2 * w->capacity : 32;
-        Word *items = PyMem_Realloc(w->items, (size_t)capacity * sizeof(Word));
-        if (items == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        w->items = items;
-        w->capacity = capacity;
+/* Make room for one more item in a growable array (doubling); -1 with MemoryError set on failure. */
+static int reserve(void **items, Py_ssize_t *capacity, Py_ssize_t size, size_t item_size) {
+    if (size < *capacity) return 0;
+    Py_ssize_t grown = *capacity ? 2 * *capacity : 32;
+    void *moved = PyMem_Realloc(*items, (size_t)grown * item_size);
+    if (moved == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
+    *items = moved;
+    *capacity = grown;
+    return 0;
+}
+
+static int words_push(Words *w, uint64_t hash, Py_ssize_t start, Py_ssize_t len) {
+    if (reserve((void **)&w->items, &w->capacity, w->size, sizeof(Word)) < 0) return -1;
     w->items[w->size].hash = hash;
     w->items[w->size].start = start;
     w->items[w->size].len = len;
@@ -122,12 +129,35 @@ static int words_push(Words *w, uint64_t hash, Py_ssize_t start, Py_ssize_t len)
 /* A word's hash is a function of its code points alone (so a word hashes alike in a one-byte and in a wider
  * string): code points below 256 are packed eight to a 64-bit lane and mixed a lane at a time; a wider one
  * flushes the lane and is mixed on its own; the length is mixed in last. */
-static inline uint64_t mix(uint64_t x) {
+INLINE uint64_t mix(uint64_t x) {
     x ^= x >> 31;
     x *= 0x9E3779B97F4A7C15ULL;
     x ^= x >> 29;
     return x;
 }
+
+typedef struct {
+    uint64_t hash, lane;
+    int shift;
+} Hasher;
+
+INLINE void hash_narrow(Hasher *h, uint64_t c) {
+    h->lane |= c << h->shift;
+    h->shift += 8;
+    if (h->shift == 64) {
+        h->hash = mix(h->hash ^ h->lane);
+        h->lane = 0;
+        h->shift = 0;
+    }
+}
+
+INLINE void hash_wide(Hasher *h, uint64_t c) {
+    h->hash = mix(mix(h->hash ^ h->lane) ^ (c | (1ULL << 63)));
+    h->lane = 0;
+    h->shift = 0;
+}
+
+INLINE uint64_t hash_end(const Hasher *h, Py_ssize_t len) { return (mix(h->hash ^ h->lane) + (uint64_t)len) | 1; }
 
 /* Append the words of ``t`` (in order, with repeats) to ``out``. */
 static int tokenise(const Text *t, int strip, Words *out) {
@@ -139,20 +169,9 @@ static int tokenise(const Text *t, int strip, Words *out) {
             while (i < n && sep[s[i]]) i++;
             if (i >= n) break;
             Py_ssize_t start = i;
-            uint64_t hash = 0, lane = 0;
-            int shift = 0;
-            while (i < n && !sep[s[i]]) {
-                lane |= (uint64_t)map[s[i]] << shift;
-                shift += 8;
-                if (shift == 64) {
-                    hash = mix(hash ^ lane);
-                    lane = 0;
-                    shift = 0;
-                }
-                i++;
-            }
-            hash = mix(hash ^ lane) + (uint64_t)(i - start);
-            if (words_push(out, hash | 1, start, i - start) < 0) return -1;
+            Hasher h = {0, 0, 0};
+            for (; i < n && !sep[s[i]]; i++) hash_narrow(&h, map[s[i]]);
+            if (words_push(out, hash_end(&h, i - start), start, i - start) < 0) return -1;
         }
         return 0;
     }
@@ -160,33 +179,20 @@ static int tokenise(const Text *t, int strip, Words *out) {
         while (i < n && is_separator(char_at(t, i), strip)) i++;
         if (i >= n) break;
         Py_ssize_t start = i;
-        uint64_t hash = 0, lane = 0;
-        int shift = 0;
-        while (i < n) {
+        Hasher h = {0, 0, 0};
+        for (; i < n; i++) {
             Py_UCS4 c = char_at(t, i);
             if (is_separator(c, strip)) break;
             if (c < 256) {
-                lane |= (uint64_t)c << shift;
-                shift += 8;
-                if (shift == 64) {
-                    hash = mix(hash ^ lane);
-                    lane = 0;
-                    shift = 0;
-                }
+                hash_narrow(&h, c);
             } else {
-                hash = mix(mix(hash ^ lane) ^ ((uint64_t)c | (1ULL << 63)));
-                lane = 0;
-                shift = 0;
+                hash_wide(&h, c);
             }
-            i++;
         }
-        hash = mix(hash ^ lane) + (uint64_t)(i - start);
-        if (words_push(out, hash | 1, start, i - start) < 0) return -1;
+        if (words_push(out, hash_end(&h, i - start), start, i - start) < 0) return -1;
     }
     return 0;
 }
-
-#define INLINE static inline __attribute__((always_inline))
 
 INLINE int same_word(const Text *a, const Word *x, const Text *b, const Word *y) {
     if (x->hash != y->hash || x->len != y->len) return 0;
@@ -408,16 +414,7 @@ static int keep_piece(PyObject *text, const Text *t, Py_ssize_t lo, Py_ssize_t h
     while (lo < hi && is_space_at(t, lo)) lo++;
     while (hi > lo && is_space_at(t, hi - 1)) hi--;
     if (hi - lo <= min_chars) return 0;
-    if (owners->size == owners->capacity) {
-        Py_ssize_t capacity = owners->capacity ? 2 * owners->capacity : 64;
-        int64_t *items = PyMem_Realloc(owners->items, (size_t)capacity * sizeof(int64_t));
-        if (items == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        owners->items = items;
-        owners->capacity = capacity;
-    }
+    if (reserve((void **)&owners->items, &owners->capacity, owners->size, sizeof(int64_t)) < 0) return -1;
     PyObject *piece = PyUnicode_Substring(text, lo, hi);
     if (piece == NULL) return -1;
     int failed = PyList_Append(claims, piece);
