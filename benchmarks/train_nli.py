@@ -13,7 +13,7 @@ It prints AUC-ROC per set, the mean, and on how many sets the nli judge beats bo
 metric skipped counts as 0.5. ``--per-set N`` scores a seeded, label-stratified subsample of N samples per set,
 the same one for every judge.
 
-Run (the issue-4 table; scoring the nine sets in full takes ~13 minutes on two threads)::
+Run (the issue-4 table; scoring the nine sets in full takes ~18 minutes on two threads)::
 
     HF_HUB_OFFLINE=1 python benchmarks/train_nli.py --model /work/tmp/nli/minilm_v3   # score a trained judge
     HF_HUB_OFFLINE=1 python benchmarks/train_nli.py --output runs/minilm-nli           # train, then score
