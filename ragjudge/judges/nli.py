@@ -190,7 +190,7 @@ def _placed(torch: Any, model: Any, device: str, dtype: str) -> Any:
     """The model on ``device``; half precision only on a GPU (``auto``: fp16 on cuda, bf16 on mps is slow).
 
     ``bfloat16`` on the CPU keeps float32 weights and runs each forward under bf16 autocast instead (matmuls
-    in bf16, layer norms and softmax in float32): on CPUs with AVX512-BF16 or AMX that is ~1.8x faster than
+    in bf16, layer norms and softmax in float32): on CPUs with AVX512-BF16 or AMX that is ~1.7x faster than
     float32, with probabilities within ~1e-3 (benchmarks/nli_throughput.py measures both).
     """
     if dtype == "auto":
