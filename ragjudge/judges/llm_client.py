@@ -17,7 +17,7 @@ from typing import Any
 
 from ragjudge.judges.llm_parse import Reply, TokenLogprob
 
-__all__ = ["TransportError", "backoff_delay", "parse_retry_after", "send"]
+__all__ = ["TransportError", "backoff_delay", "http_library", "parse_retry_after", "send"]
 
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 _JSON = {"Content-Type": "application/json"}
@@ -135,13 +135,18 @@ def to_reply(data: Any) -> Reply:
         raise TransportError("bad_response", message, True) from None
 
 
-def response_class() -> Any:
-    """The HTTP response class of the openai client's transport (httpx2 in openai 3, httpx before)."""
+def http_library() -> Any:
+    """The HTTP library under the openai client (httpx2 in openai 3, httpx before)."""
     try:
         import httpx2
     except ImportError:
         import httpx as httpx2  # type: ignore[no-redef]
-    return httpx2.Response
+    return httpx2
+
+
+def response_class() -> Any:
+    """The HTTP response class of the openai client's transport."""
+    return http_library().Response
 
 
 async def send(client: Any, request: dict[str, Any], timeout: float, openai: Any) -> Reply:

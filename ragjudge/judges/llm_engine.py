@@ -134,8 +134,16 @@ class LLMEngine:
                 raise ConfigError(f"environment variable {self.options.api_key_env} is not set; the llm "
                                   f"judge needs a key for {self.options.endpoint_id()}", key="api_key_env")
             key = LOCAL_PLACEHOLDER_KEY
-        return self._openai.AsyncOpenAI(api_key=key, base_url=self.options.resolved_base_url(),
-                                        max_retries=0, timeout=self.options.timeout)
+        base_url = self.options.resolved_base_url()
+        extra: dict[str, Any] = {}
+        if self.options.is_local() and base_url.startswith("http://"):
+            # A server on this machine over plain HTTP: the lean keep-alive transport (see llm_transport).
+            from ragjudge.judges.llm_client import http_library
+            from ragjudge.judges.llm_transport import loopback_client
+
+            extra["http_client"] = loopback_client(http_library())
+        return self._openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0,
+                                        timeout=self.options.timeout, **extra)
 
     def close(self) -> None:
         """Close the cache file."""
