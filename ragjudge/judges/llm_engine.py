@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from ragjudge.errors import ConfigError, MissingDependencyError
 from ragjudge.judges.llm_cache import AnswerCache, CacheKeyer
@@ -136,7 +137,7 @@ class LLMEngine:
             key = LOCAL_PLACEHOLDER_KEY
         base_url = self.options.resolved_base_url()
         extra: dict[str, Any] = {}
-        if self.options.is_local() and base_url.startswith("http://"):
+        if self.options.is_local() and urlsplit(base_url).scheme == "http":
             # A server on this machine over plain HTTP: the lean keep-alive transport (see llm_transport).
             from ragjudge.judges.llm_client import http_library
             from ragjudge.judges.llm_transport import loopback_client

@@ -11,6 +11,7 @@ size or on the order of the pairs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -116,10 +117,9 @@ class Scorer:
     def forward(self, tensors: dict[str, Any]) -> Any:
         """Logits of one padded batch, as float32 on the CPU."""
         torch, _ = import_torch()
-        with torch.inference_mode():
-            if self.autocast:
-                with torch.autocast(self.device.split(":")[0], dtype=getattr(torch, self.autocast)):
-                    return self.model(**tensors).logits.float().cpu()
+        mixed = (torch.autocast(self.device.split(":")[0], dtype=getattr(torch, self.autocast))
+                 if self.autocast else contextlib.nullcontext())
+        with torch.inference_mode(), mixed:
             return self.model(**tensors).logits.float().cpu()
 
     def probabilities(self, firsts: list[str], seconds: list[str]) -> np.ndarray:

@@ -147,7 +147,6 @@ class Reduction:
             return _ratio(self.sum(weights), self.count)
         return _ratio(self.sum(weights * mask), self.sum(mask.astype(np.float64)))
 
-
     def least(self, mask: np.ndarray | None = None) -> np.ndarray:
         """Per sample: the least score of its ok verdicts (those in ``mask``); 0 for a sample with none."""
         keep = self.ok if mask is None else self.ok & (mask > 0)
