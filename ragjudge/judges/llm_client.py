@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragjudge.judges.llm_parse import Reply, TokenLogprob
+from ragjudge.judges.llm_slots import SlotRefused
 
 __all__ = ["TransportError", "backoff_delay", "http_library", "parse_retry_after", "send"]
 
@@ -163,6 +164,8 @@ async def send(client: Any, request: dict[str, Any], timeout: float, openai: Any
         response = await client.post("/chat/completions", content=content, cast_to=response_class(),
                                      options={"timeout": timeout, "headers": _JSON})
         data = json.loads(response.content)
+    except SlotRefused:
+        raise  # not a failure: the request was never sent (see llm_slots)
     except Exception as error:  # every failure is classified; none escapes unlabelled
         raise classify(error, openai) from None
     return to_reply(data)

@@ -112,7 +112,9 @@ class LLMEngine:
 
     async def _ask(self, jobs: list[Job], keys: list[str]) -> list[Outcome]:
         client = self._client()
-        runner = Runner(client, self._openai, self.options, self.ladder, self.budget, self.stats, self.redact)
+        takes_slots = bool(getattr(getattr(client, "_client", None), "takes_slots", False))
+        runner = Runner(client, self._openai, self.options, self.ladder, self.budget, self.stats, self.redact,
+                        takes_slots=takes_slots)
         cache = self.cache
 
         def store(index: int, outcome: Outcome) -> None:

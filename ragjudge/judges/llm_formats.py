@@ -56,6 +56,11 @@ class FormatLadder:
         """The mode the next request uses."""
         return self._modes[self._index]
 
+    @property
+    def settled(self) -> bool:
+        """Whether the server has accepted the current mode (and logprobs, if asked): no more probing."""
+        return self._confirmed and self._logprobs_confirmed
+
     def succeeded(self, mode: str, logprobs: bool) -> None:
         """A request in ``mode`` came back: keep that mode (and logprobs, if asked) for good."""
         if mode == self.mode:

@@ -13,6 +13,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ragjudge.judges.llm_client import TransportError, backoff_delay, send
@@ -21,6 +22,7 @@ from ragjudge.judges.llm_options import LLMOptions
 from ragjudge.judges.llm_parse import ParseError, Reply
 from ragjudge.judges.llm_prompts import Message, merge_system, repair_message
 from ragjudge.judges.llm_secrets import Redactor
+from ragjudge.judges.llm_slots import CURRENT, Slot, SlotRefused
 from ragjudge.records import Status, Usage
 
 __all__ = ["Budget", "Job", "Outcome", "RunStats", "Runner"]
@@ -76,6 +78,11 @@ class Budget:
         self.cost = 0.0
         self.tokens = 0
 
+    @property
+    def capped(self) -> bool:
+        """Whether there is a cap at all."""
+        return self.max_cost is not None or self.max_tokens_total is not None
+
     def add(self, tokens: int, cost: float) -> None:
         """Record what one reply used."""
         self.tokens += tokens
@@ -107,7 +114,7 @@ class Runner:
     """Runs jobs through one client: the settings, ladder, budget and stats are shared across batches."""
 
     def __init__(self, client: Any, openai: Any, options: LLMOptions, ladder: FormatLadder, budget: Budget,
-                 stats: RunStats, redactor: Redactor) -> None:
+                 stats: RunStats, redactor: Redactor, *, takes_slots: bool = False) -> None:
         self._client = client
         self._openai = openai
         self._opts = options
@@ -115,7 +122,9 @@ class Runner:
         self._budget = budget
         self._stats = stats
         self._redact = redactor
-        self._sem = asyncio.Semaphore(options.max_concurrency)
+        self._sem = asyncio.Semaphore(options.max_concurrency)  # requests at the server
+        self._ahead = asyncio.Semaphore(2 * options.max_concurrency)  # requests built or at the server
+        self._takes_slots = takes_slots
         self._rng = random.Random()
 
     async def run(self, jobs: Sequence[Job], on_done: Callable[[int, Outcome], None]) -> list[Outcome]:
@@ -174,26 +183,59 @@ class Runner:
 
     async def _attempt(self, messages: list[Message], job: Job,
                        tally: list[Usage]) -> Reply | tuple[TransportError, bool]:
-        """One request in a concurrency slot: the reply, or the error and whether the ladder stepped down."""
-        async with self._sem:
-            # Check the budget and read the ladder only now: while this request waited for a slot, others may
-            # have spent the budget or stepped the format down.
-            reason = self._budget.exhausted()
-            if reason:
-                raise _Stop(Status.SKIPPED, reason)
-            mode, logprobs = self._ladder.mode, self._ladder.logprobs
-            tally.append(Usage(requests=1))
-            self._stats.requests += 1
-            body = self._body(messages, job, mode, logprobs)
-            try:
-                reply = await send(self._client, body, self._opts.timeout, self._openai)
-            except TransportError as error:
-                error.message = self._redact(error.message)  # servers echo what they were sent
-                self._stats.errors[error.kind] += 1
-                return error, self._ladder.rejected(mode, logprobs, error)
-        self._ladder.succeeded(mode, logprobs)
-        tally.append(self._spend(reply))
-        return reply
+        """One request: the reply, or the error and whether the ladder stepped down.
+
+        The body is built before the request holds a concurrency slot (at most one request per slot waits
+        built); the slot is taken just before sending, by the transport when it can (see llm_slots), and its
+        admission check refuses a body built under settings that have changed meanwhile.
+        """
+        while True:
+            async with self._ahead:
+                mode, logprobs = self._ladder.mode, self._ladder.logprobs
+                body = self._body(messages, job, mode, logprobs)
+                slot = Slot(self._sem, partial(self._admit, mode, logprobs, tally), self._early)
+                token = CURRENT.set(slot) if self._takes_slots else None
+                try:
+                    if token is None:
+                        await slot.take()
+                    reply = await send(self._client, body, self._opts.timeout, self._openai)
+                except SlotRefused as refused:
+                    if refused.reason is not None:
+                        raise _Stop(Status.SKIPPED, refused.reason) from None
+                    continue  # the ladder moved while this body waited: build it again
+                except TransportError as error:
+                    error.message = self._redact(error.message)  # servers echo what they were sent
+                    self._stats.errors[error.kind] += 1
+                    return error, self._ladder.rejected(mode, logprobs, error)
+                else:
+                    # Count the reply before the slot is free (unless the transport freed it already, which
+                    # it does only without a budget cap): the next admission check sees this spend.
+                    self._ladder.succeeded(mode, logprobs)
+                    tally.append(self._spend(reply))
+                finally:
+                    if token is not None:
+                        CURRENT.reset(token)
+                    slot.give_back()
+            # The slot is free: let a request waiting for it go out before this reply is parsed, counted and
+            # stored, so that work overlaps the next request's wait instead of delaying it.
+            await asyncio.sleep(0)
+            return reply
+
+    def _admit(self, mode: str, logprobs: bool, tally: list[Usage]) -> None:
+        """Admission to a slot: refused when the budget is spent, or (to be rebuilt) when the ladder has moved
+        since the body was built; otherwise the request is counted as sent."""
+        reason = self._budget.exhausted()
+        if reason:
+            raise SlotRefused(reason)
+        if mode != self._ladder.mode or logprobs != self._ladder.logprobs:
+            raise SlotRefused(None)
+        tally.append(Usage(requests=1))
+        self._stats.requests += 1
+
+    def _early(self) -> bool:
+        """Whether a slot may be freed as soon as the reply arrives, before it is counted: not under a budget
+        cap (the next admission must see this spend) nor while the format ladder is still being probed."""
+        return not self._budget.capped and self._ladder.settled
 
     def _spend(self, reply: Reply) -> Usage:
         cost = self._opts.cost(reply.input_tokens, reply.output_tokens)
