@@ -112,9 +112,8 @@ class LLMEngine:
 
     async def _ask(self, jobs: list[Job], keys: list[str]) -> list[Outcome]:
         client = self._client()
-        takes_slots = bool(getattr(getattr(client, "_client", None), "takes_slots", False))
         runner = Runner(client, self._openai, self.options, self.ladder, self.budget, self.stats, self.redact,
-                        takes_slots=takes_slots)
+                        takes_slots=self._loopback())
         cache = self.cache
 
         def store(index: int, outcome: Outcome) -> None:
@@ -137,16 +136,20 @@ class LLMEngine:
                 raise ConfigError(f"environment variable {self.options.api_key_env} is not set; the llm "
                                   f"judge needs a key for {self.options.endpoint_id()}", key="api_key_env")
             key = LOCAL_PLACEHOLDER_KEY
-        base_url = self.options.resolved_base_url()
         extra: dict[str, Any] = {}
-        if self.options.is_local() and urlsplit(base_url).scheme == "http":
-            # A server on this machine over plain HTTP: the lean keep-alive transport (see llm_transport).
+        if self._loopback():
             from ragjudge.judges.llm_client import http_library
             from ragjudge.judges.llm_transport import loopback_client
 
             extra["http_client"] = loopback_client(http_library())
-        return self._openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0,
+        return self._openai.AsyncOpenAI(api_key=key, base_url=self.options.resolved_base_url(), max_retries=0,
                                         timeout=self.options.timeout, **extra)
+
+    def _loopback(self) -> bool:
+        """Whether this engine's client is the lean loopback client (see llm_transport), which also takes the
+        concurrency slots itself: a server on this machine over plain HTTP, and no client from a factory."""
+        return (self._client_factory is None and self.options.is_local()
+                and urlsplit(self.options.resolved_base_url()).scheme == "http")
 
     def close(self) -> None:
         """Close the cache file."""

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 from ragjudge.judges.llm_slots import CURRENT
@@ -102,7 +103,7 @@ def loopback_client(httpx: Any) -> Any:
                     url.host, url.port or 80, message, request.extensions.get("timeout") or {})
             except asyncio.TimeoutError:
                 raise httpx.ReadTimeout("timed out", request=request) from None
-            except (OSError, asyncio.IncompleteReadError, ValueError, _Stale) as error:
+            except (OSError, asyncio.IncompleteReadError, ValueError) as error:
                 raise httpx.ConnectError(f"{type(error).__name__}: {error}", request=request) from None
             response = httpx.Response(status, headers=headers, content=content, request=request)
             if slot is not None:
@@ -119,7 +120,8 @@ def loopback_client(httpx: Any) -> Any:
 
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(**kwargs)
-            self._urls = _URLs(httpx.URL)
+            # One endpoint is asked again and again, and URL objects are immutable: parse each text once.
+            self._url = functools.lru_cache(maxsize=64)(httpx.URL)
 
         def build_request(self, method: str, url: Any, *, content: Any = None, data: Any = None,
                           files: Any = None, json: Any = None, params: Any = None, headers: Any = None,
@@ -130,7 +132,7 @@ def loopback_client(httpx: Any) -> Any:
                                              params=params, headers=headers, cookies=cookies, timeout=timeout,
                                              extensions=extensions)
             timeout = self.timeout if timeout is httpx.USE_CLIENT_DEFAULT else httpx.Timeout(timeout)
-            return httpx.Request(method, self._urls(url), content=content, headers=headers,
+            return httpx.Request(method, self._url(url), content=content, headers=headers,
                                  extensions={"timeout": timeout.as_dict()})
 
         async def send(self, request: Any, *, stream: bool = False, auth: Any = None,
@@ -141,24 +143,6 @@ def loopback_client(httpx: Any) -> Any:
             return response
 
     return LoopbackClient(transport=LoopbackTransport())
-
-
-class _URLs:
-    """Parsed URLs by their text: one endpoint is asked again and again, and URL objects are immutable."""
-
-    def __init__(self, parse: Callable[[str], Any]) -> None:
-        self._parse = parse
-        self._known: dict[str, Any] = {}
-
-    def __call__(self, url: Any) -> Any:
-        if not isinstance(url, str):
-            return url
-        parsed = self._known.get(url)
-        if parsed is None:
-            if len(self._known) >= 64:
-                self._known.clear()
-            parsed = self._known[url] = self._parse(url)
-        return parsed
 
 
 def _serialise(request: Any, body: bytes) -> bytes:
@@ -195,13 +179,9 @@ async def _timed(awaitable: Awaitable[T], seconds: float | None) -> T:
 
 
 async def _read_response(reader: asyncio.StreamReader,
-                         line: bytes | None = None) -> tuple[int, list[tuple[bytes, bytes]], bytes, bool]:
-    """Status, headers, body (Content-Length, chunked, or to end of stream), and whether to keep the connection.
-
-    ``line`` is the status line when the caller has read it already.
-    """
-    if line is None:
-        line = await reader.readline()
+                         line: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes, bool]:
+    """Status, headers, body (Content-Length, chunked, or to end of stream), and whether to keep the connection,
+    after the status ``line``."""
     if not line:
         raise ValueError("the server closed the connection")
     status = int(line.split(b" ", 2)[1])

@@ -18,7 +18,7 @@ def read(raw: bytes) -> tuple[int, dict[bytes, bytes], bytes, bool]:
         reader = asyncio.StreamReader()
         reader.feed_data(raw)
         reader.feed_eof()
-        status, headers, body, keep = await _read_response(reader)
+        status, headers, body, keep = await _read_response(reader, await reader.readline())
         return status, {k.lower(): v for k, v in headers}, body, keep
 
     return asyncio.run(go())
