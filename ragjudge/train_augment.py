@@ -7,6 +7,12 @@ the sentence itself, or a clause of it (label 1), and the sentence with one smal
 
 Edits (the first that applies, tried in a random order): change a number, swap a capitalised name for another
 name from the same premise, add or drop a negation, swap a content word for another word of the premise.
+
+Dialogue and summary errors are more often *extrinsic*: a grounded opening followed by a detail the source never
+states (BEGIN, FaithDial, CLIFF, WiCE), which word overlap catches and an NLI model trained on MNLI-style pairs
+half-misses. With ``extrinsic`` > 0 that fraction of the chosen premises also yields a second pair: a clause of
+the premise followed by its next clause (label 1) and by a clause taken from another premise instead (label 0),
+of about the same length, so length alone does not give the label away.
 """
 
 from __future__ import annotations
@@ -27,13 +33,22 @@ _NEGATE = [(" is not ", " is "), (" was not ", " was "), (" are not ", " are "),
            (" was ", " was not "), (" are ", " are not "), (" were ", " were not "), (" can ", " cannot "),
            (" will ", " will not "), (" has ", " has not "), (" had ", " had not ")]
 
+_CLAUSE_BREAK = re.compile(r",\s+")
+_LEADING_CONJUNCTION = re.compile(r"^(?:and|but|or|so|while|which|who)\s+", re.IGNORECASE)
+_JOINERS = [", and ", ", while ", ", ", " and "]
+_LOWER_FIRST = {"The", "A", "An", "It", "He", "She", "They", "We", "This", "That", "These", "Those", "There",
+                "His", "Her", "Its", "Their", "In", "On", "At", "For", "With", "After", "Before", "During"}
 
-def augment(examples: list[Example], fraction: float, seed: int) -> list[Example]:
-    """Positive / hard-negative pairs from ``fraction`` of the distinct premises (seeded, deterministic)."""
+
+def augment(examples: list[Example], fraction: float, seed: int, extrinsic: float = 0.0) -> list[Example]:
+    """Positive / hard-negative pairs from ``fraction`` of the distinct premises (seeded, deterministic).
+
+    ``extrinsic``: the fraction of those premises that also yield a positive / extrinsic-detail pair.
+    """
     rng = random.Random(seed)
     premises = sorted({e.premise for e in examples})
     out = []
-    for premise in premises:
+    for index, premise in enumerate(premises):
         if rng.random() >= fraction:
             continue
         sentences = [s for s in split_sentences(premise) if 6 <= len(s.split()) <= 40]
@@ -41,10 +56,14 @@ def augment(examples: list[Example], fraction: float, seed: int) -> list[Example
             continue
         sentence = rng.choice(sentences)
         negative = perturb(sentence, premise, rng)
-        if negative is None:
-            continue
-        out.append(Example(premise, _positive(sentence, rng), 1, "augment"))
-        out.append(Example(premise, negative, 0, "augment"))
+        if negative is not None:
+            out.append(Example(premise, _positive(sentence, rng), 1, "augment"))
+            out.append(Example(premise, negative, 0, "augment"))
+        if extrinsic > 0 and rng.random() < extrinsic and len(premises) > 1:
+            other = premises[(index + rng.randrange(1, len(premises))) % len(premises)]
+            pair = _extrinsic_pair(sentence, premise, other, rng)
+            if pair is not None:
+                out.extend(Example(premise, claim, label, "augment") for claim, label in pair)
     return out
 
 
@@ -54,6 +73,34 @@ def _positive(sentence: str, rng: random.Random) -> str:
     if rng.random() < 0.5 and head != sentence.strip() and len(head.split()) >= 5:
         return head + "."
     return sentence
+
+
+def _clauses(sentence: str) -> list[str]:
+    """Clauses (split at a comma before a space, so not inside 30,000) of three to twenty words, without their
+    final punctuation."""
+    parts = (part.strip().rstrip(".!?;:").strip() for part in _CLAUSE_BREAK.split(sentence))
+    return [part for part in parts if 3 <= len(part.split()) <= 20]
+
+
+def _extrinsic_pair(sentence: str, premise: str, other: str, rng: random.Random) -> list[tuple[str, int]] | None:
+    """(two grounded clauses, 1) and (the first of them + a clause of another premise, 0), or None.
+
+    Needs a sentence of two clauses or more; the foreign clause is no more than three words longer than the
+    grounded second clause it stands in for.
+    """
+    own = _clauses(sentence)
+    if len(own) < 2:
+        return None
+    limit = len(own[1].split()) + 3
+    others = [c for s in split_sentences(other) for c in _clauses(s)
+              if len(c.split()) <= limit and c.lower() not in premise.lower()
+              and len(_LEADING_CONJUNCTION.sub("", c).split()) >= 3]
+    if not others:
+        return None
+    foreign = _LEADING_CONJUNCTION.sub("", rng.choice(others))
+    if foreign.split()[0] in _LOWER_FIRST:
+        foreign = foreign[0].lower() + foreign[1:]
+    return [(f"{own[0]}, {own[1]}.", 1), (f"{own[0]}{rng.choice(_JOINERS)}{foreign}.", 0)]
 
 
 def perturb(sentence: str, premise: str, rng: random.Random) -> str | None:

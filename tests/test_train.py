@@ -90,6 +90,39 @@ def test_augment_pairs_positive_and_negative() -> None:
     assert out == augment([Example(premise, "h", 1)], fraction=1.0, seed=0)
 
 
+def test_extrinsic_pairs_continue_a_grounded_clause_with_another_premises_clause() -> None:
+    premises = [
+        "When the bridge opened in 1932, it was the longest in the world, and it cost 40 million dollars.",
+        "The festival draws 30,000 people every summer, with bands from many countries playing on three stages.",
+        "After the war ended in 1945, the factory made bicycles, and later it built small cars for export.",
+        "In 1998 the river flooded the old town, destroying two hundred houses near the market square."]
+    examples = [Example(p, "h", 1) for p in premises]
+    plain = augment(examples, fraction=1.0, seed=3)
+    out = augment(examples, fraction=1.0, seed=3, extrinsic=1.0)
+    assert out == augment(examples, fraction=1.0, seed=3, extrinsic=1.0)
+    pairs = [(out[i], out[i + 1]) for i in range(0, len(out), 2)]
+    assert all((pos.label, neg.label) == (1, 0) and pos.premise == neg.premise for pos, neg in pairs)
+
+    def foreign(pos: Example, neg: Example) -> str | None:
+        """The clause the negative adds from another premise (None for the intrinsic edits)."""
+        head = pos.hypothesis.split(", ")[0].rstrip(".")
+        tail = neg.hypothesis[len(head):].removeprefix(",").strip().removeprefix("and ").removeprefix("while ")
+        tail = tail.rstrip(".")
+        if not neg.hypothesis.startswith(head) or not tail:
+            return None
+        return tail if any(tail.lower() in p.lower() for p in premises if p != pos.premise) else None
+
+    extrinsic = [(pos, neg, foreign(pos, neg)) for pos, neg in pairs if foreign(pos, neg)]
+    assert len(extrinsic) == len(premises) and len(out) - len(plain) == 2 * len(extrinsic)
+    for pos, neg, tail in extrinsic:
+        assert pos.hypothesis.rstrip(".") in pos.premise and tail and tail.lower() not in pos.premise.lower()
+        # at most three words longer than the clause it stands in for, plus a one-word joiner
+        assert len(neg.hypothesis.split()) - len(pos.hypothesis.split()) <= 4
+        assert " and and " not in neg.hypothesis and "30, 000" not in neg.hypothesis + pos.hypothesis
+    # Off by default: the random draws, and so an earlier run's training set, are unchanged.
+    assert augment(examples, fraction=1.0, seed=3, extrinsic=0.0) == plain
+
+
 # -- real training on the tiny model ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

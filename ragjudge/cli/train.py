@@ -35,6 +35,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--max-time", type=float, metavar="MINUTES", help="stop (and save) after this long")
     p.add_argument("--augment", type=float, default=0.0, metavar="FRACTION",
                    help="make a positive and a hard negative from this fraction of premises")
+    p.add_argument("--extrinsic", type=float, default=0.0, metavar="FRACTION",
+                   help="of those premises, also make a pair whose negative adds a detail from another premise")
     p.add_argument("--weight", action="append", default=[], metavar="SOURCE=W",
                    help="resample examples of a source (the 'source' field) by W, e.g. binary-fever-nli=2")
     p.add_argument("--threads", type=int, help="torch CPU threads")
@@ -65,9 +67,8 @@ def run(args: argparse.Namespace) -> int:
         data=args.data, output=args.output, base=args.base, epochs=args.epochs, max_samples=args.max_samples,
         max_length=args.max_length, batch_size=args.batch_size, seed=args.seed, lr=args.lr,
         val_size=args.val_size, patience=args.patience, eval_every=args.eval_every,
-        save_every=args.save_every,
-        max_time=args.max_time, augment=args.augment, weights=_weights(args.weight), threads=args.threads,
-        bf16=args.bf16, progress=not args.no_progress)
+        save_every=args.save_every, max_time=args.max_time, augment=args.augment, extrinsic=args.extrinsic,
+        weights=_weights(args.weight), threads=args.threads, bf16=args.bf16, progress=not args.no_progress)
     metadata = train(config)
     keys = ("val_metrics", "stop_reason", "steps", "total_minutes", "train_examples")
     print(json.dumps({k: metadata.get(k) for k in keys}, indent=1))
