@@ -13,8 +13,11 @@ backbone with a fresh 2-label head (throughput does not depend on the head's wei
     (``--naive-rows``), scaled to all of them; in float32 (what a user gets by default) and under bf16
     autocast (like for like with the judge's bf16 option).
 
-(a) and (b) run twice: in float32, and with ``dtype="bfloat16"``, which on the CPU is bf16 autocast over
-float32 weights; the largest score difference between the two judges is printed beside the timings.
+(a) and (b) run three times: in float32; with ``dtype="bfloat16"``, which on the CPU is bf16 autocast over
+float32 weights; and with ``quantize="int8"`` (dynamic int8 quantisation of the Linear layers, a copy of the
+model). The largest score difference between each of these judges and the float32 one is printed beside the
+timings (with a fresh head the probabilities sit near 0.5: ``benchmarks/train_nli.py --nli-option`` measures
+what each does to AUC on a trained judge).
 
 Each is reported as pairs/second of wall time and of process CPU time: the machine is shared, and CPU time is
 the fairer ratio under contention. Run: ``HF_HUB_OFFLINE=1 python benchmarks/nli_throughput.py [--n 2000]``.
@@ -79,12 +82,11 @@ def build(threads: int, batch_size: int) -> Any:
                     batch_size=batch_size, threads=threads)
 
 
-def with_dtype(judge: Any, dtype: str) -> Any:
-    """A judge over the same model object, with another ``dtype`` option."""
+def variant(judge: Any, **options: str) -> Any:
+    """A judge over the same model object with other options (``quantize`` works on a copy of it)."""
     from ragjudge.judges.nli import NLIJudge
 
-    return NLIJudge(judge.options.model_copy(update={"dtype": dtype}),
-                    pretrained=(judge.scorer.model, judge.scorer.tokenizer))
+    return NLIJudge(judge.options.model_copy(update=options), pretrained=(judge.scorer.model, judge.scorer.tokenizer))
 
 
 def rows_of(judge: Any, pairs: list[Any]) -> list[tuple[str, str]]:
@@ -136,8 +138,10 @@ def main() -> None:
     rows = rows_of(judge, pairs)
     print(f"{len(pairs)} pairs -> {len(rows)} distinct (window, claim) rows; threads {args.threads}", flush=True)
     judge.judge(pairs[:64])  # warm-up (allocator, lazy init)
-    mixed = with_dtype(judge, "bfloat16")
+    mixed = variant(judge, dtype="bfloat16")
     mixed.judge(pairs[:64])
+    int8 = variant(judge, quantize="int8")
+    int8.judge(pairs[:64])
     results = {"bare model forward": bare(judge, rows)}
     scores: dict[str, list[float]] = {}
 
@@ -149,6 +153,8 @@ def main() -> None:
     end_to_end("nli judge end to end", judge)
     results["bare model forward, bf16 autocast"] = bare(mixed, rows)
     end_to_end("nli judge end to end, bf16 autocast", mixed)
+    results["bare model forward, int8 dynamic"] = bare(int8, rows)
+    end_to_end("nli judge end to end, int8 dynamic", int8)
     # The naive pipeline runs a seeded uniform sample of the same rows, scaled to all of them (the first pairs
     # alone would be a biased sample: their rows are shorter than the average).
     sample = random.Random(args.seed).sample(rows, min(len(rows), args.naive_rows))
@@ -157,8 +163,11 @@ def main() -> None:
         wall, cpu = naive(judge, sample, bf16)
         results[name] = (wall * scale, cpu * scale)
     report(results, len(pairs))
-    drift = max(abs(a - b) for a, b in zip(*scores.values()))
-    print(f"bf16 autocast vs float32 judge: largest score difference {drift:.4f} over {len(pairs)} pairs")
+    reference = scores.pop("nli judge end to end")
+    for name, got in scores.items():
+        drift = max(abs(a - b) for a, b in zip(reference, got, strict=True))
+        print(f"{name.removeprefix('nli judge end to end, ')} vs float32 judge: largest score difference "
+              f"{drift:.4f} over {len(pairs)} pairs")
 
 
 def build_fresh(judge: Any) -> Any:
@@ -174,7 +183,7 @@ def report(results: dict[str, tuple[float, float]], n: int) -> None:
     for name, (wall, cpu) in results.items():
         print(f"| {name} | {n / wall:.1f} | {n / cpu:.1f} |")
     print()
-    for suffix in ("", ", bf16 autocast"):
+    for suffix in ("", ", bf16 autocast", ", int8 dynamic"):
         (bw, bc), (jw, jc) = results["bare model forward" + suffix], results["nli judge end to end" + suffix]
         print(f"judge{suffix} / bare model{suffix}: {bw / jw:.3f} (wall), {bc / jc:.3f} (CPU)   target >= 0.85")
         for naive_suffix in ("", ", bf16 autocast"):

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
+from ragjudge.errors import ConfigError
 from ragjudge.judges.base import Judge, JudgeOptions
 from ragjudge.judges.nli_labels import label_roles
 from ragjudge.judges.nli_runtime import Scorer, import_torch, load_pretrained, pick_device
@@ -66,6 +67,8 @@ class NLIJudge(Judge):
         device: str = Field("auto", description="auto = cuda, then mps, then cpu")
         dtype: Literal["auto", "float32", "float16", "bfloat16"] = Field(
             "auto", description="auto: fp16 on cuda, fp32 on cpu; bfloat16 on cpu: mixed-precision autocast")
+        quantize: Literal["none", "int8"] = Field(
+            "none", description="int8: dynamic int8 quantisation of the Linear layers (CPU; ~2x float32)")
         compile: bool = Field(False, description="torch.compile the model (slow first batch)")
         threads: int | None = Field(None, ge=1, description="bound on torch CPU threads (process-wide)")
 
@@ -86,7 +89,8 @@ class NLIJudge(Judge):
         if opts.threads:
             torch.set_num_threads(opts.threads)
         device = pick_device(torch, opts.device)
-        model = _placed(torch, model, device, opts.dtype).eval()
+        _check_quantize(torch, opts, device)
+        model = _quantized(torch, _placed(torch, model, device, opts.dtype).eval(), opts.quantize)
         if opts.compile:
             model = torch.compile(model)
         num_labels = int(model.config.num_labels)
@@ -198,6 +202,40 @@ def _placed(torch: Any, model: Any, device: str, dtype: str) -> Any:
     if dtype == "bfloat16" and device == "cpu":
         dtype = "float32"
     return model.to(device=device, dtype=getattr(torch, _DTYPES[dtype]))
+
+
+def _check_quantize(torch: Any, opts: NLIJudge.Options, device: str) -> None:
+    """Refuse, before any model is moved, a ``quantize`` the device, dtype or torch build cannot honour."""
+    if opts.quantize == "none":
+        return
+    if device != "cpu":
+        raise ConfigError(f"quantize={opts.quantize!r} is CPU dynamic quantisation; the device is {device!r} "
+                          "(use dtype='float16' on a GPU)", key="quantize")
+    if opts.dtype not in ("auto", "float32"):
+        raise ConfigError(f"quantize={opts.quantize!r} runs in float32; drop dtype={opts.dtype!r}", key="dtype")
+    quantization = getattr(getattr(torch, "ao", None), "quantization", None)
+    if quantization is None or not hasattr(quantization, "quantize_dynamic"):
+        raise ConfigError(f"quantize={opts.quantize!r} needs torch.ao.quantization.quantize_dynamic, which "
+                          f"torch {torch.__version__} does not have", key="quantize")
+
+
+def _quantized(torch: Any, model: Any, quantize: str) -> Any:
+    """With ``quantize="int8"``, a copy of the model whose Linear layers run in int8 (the model is untouched).
+
+    Dynamic quantisation, as ONNX Runtime and Optimum do it for CPU inference: weights stored as int8, each
+    activation quantised on the fly, the matmuls in int8 (fbgemm / oneDNN kernels); everything else stays
+    float32. Probabilities move by up to ~1e-2, so ``quantize`` is part of the judge's fingerprint (``dtype``,
+    whose bf16 moves them by ~1e-4, is not); benchmarks/nli_throughput.py measures the speed, and
+    ``benchmarks/train_nli.py --nli-option quantize=int8`` the AUC of a trained judge.
+    """
+    if quantize == "none":
+        return model
+    with warnings.catch_warnings():
+        # torch marks torch.ao.quantization deprecated in favour of torchao (not a dependency here); the eager
+        # kernels still ship with torch 2.13, and they are what the benchmarks measure.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.filterwarnings("ignore", r"(?s).*quantiz.*deprecated", UserWarning)
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
 def _max_length(opts: NLIJudge.Options, tokenizer: Any, model: Any) -> int:

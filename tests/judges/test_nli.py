@@ -223,6 +223,26 @@ def test_bfloat16_on_cpu_is_autocast_over_float32_weights() -> None:
     assert mixed == pytest.approx(fp32, abs=0.02)
 
 
+def test_int8_quantises_a_copy_and_keeps_the_scores_close() -> None:
+    model = build_model(None)
+    fp32 = [v.score for v in NLIJudge(max_length=40, pretrained=(model, build_tokenizer())).judge(PAIRS)]
+    judge = NLIJudge(max_length=40, quantize="int8", pretrained=(model, build_tokenizer()))
+    linear = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    dynamic = [m for m in judge.scorer.model.modules() if isinstance(m, torch.ao.nn.quantized.dynamic.Linear)]
+    assert linear and len(dynamic) == len(linear)  # every Linear layer, in a copy: the model is untouched
+    assert not any(isinstance(m, torch.nn.Linear) for m in judge.scorer.model.modules())
+    int8 = [v.score for v in judge.judge(PAIRS)]
+    assert int8 == pytest.approx(fp32, abs=0.02) and int8 != fp32
+    assert judge.fingerprint != tiny_judge(max_length=40).fingerprint  # scores differ: no shared cache
+
+
+@pytest.mark.parametrize(("options", "key"), [({"dtype": "bfloat16"}, "dtype"), ({"device": "cuda"}, "quantize")])
+def test_int8_refuses_what_it_cannot_honour(options: dict[str, str], key: str) -> None:
+    with pytest.raises(ConfigError, match="quantize='int8'") as error:
+        tiny_judge(quantize="int8", **options)
+    assert error.value.key == key
+
+
 def test_device_auto_picks_cpu_without_accelerators(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
