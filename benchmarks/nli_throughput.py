@@ -194,5 +194,6 @@ def report(results: dict[str, tuple[float, float]], n: int) -> None:
             print(f"judge{suffix} / naive pipeline{naive_suffix or ' (float32, its default)'}: "
                   f"{nw / jw:.2f}x (wall), {nc / jc:.2f}x (CPU)   target >= 2x")
 
+
 if __name__ == "__main__":
     main()

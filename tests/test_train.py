@@ -112,7 +112,7 @@ def test_extrinsic_pairs_continue_a_grounded_clause_with_another_premises_clause
             return None
         return tail if any(tail.lower() in p.lower() for p in premises if p != pos.premise) else None
 
-    extrinsic = [(pos, neg, foreign(pos, neg)) for pos, neg in pairs if foreign(pos, neg)]
+    extrinsic = [(pos, neg, tail) for pos, neg in pairs if (tail := foreign(pos, neg))]
     assert len(extrinsic) == len(premises) and len(out) - len(plain) == 2 * len(extrinsic)
     for pos, neg, tail in extrinsic:
         assert pos.hypothesis.rstrip(".") in pos.premise and tail and tail.lower() not in pos.premise.lower()
