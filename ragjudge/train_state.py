@@ -1,7 +1,8 @@
 """Training checkpoints: enough to resume an interrupted ``ragjudge train`` run where it stopped.
 
 ``output/checkpoint`` holds the model (``save_pretrained``), the tokenizer, the optimizer state, torch's RNG
-state and ``state.json`` (epoch, step, batch within the epoch, best AUC, history, seconds spent, data hash).
+state and ``state.json`` (epoch, step, batch within the epoch, best AUC, history, seconds spent, and the run's
+identity: the data hash and the recipe that turns the data into batches, which a resumed run must share).
 The epoch order of batches is a pure function of the seed and the epoch, so skipping the batches already done
 puts a resumed run on exactly the path it was on.
 """
@@ -45,7 +46,7 @@ class TrainState:
 
 
 def save_checkpoint(
-    model: Any, tokenizer: Any, optimizer: Any, state: TrainState, directory: Path, data_sha256: str
+    model: Any, tokenizer: Any, optimizer: Any, state: TrainState, directory: Path, identity: dict[str, Any]
 ) -> None:
     """Write the checkpoint; state.json is replaced last, so a crash mid-write leaves the old one readable."""
     torch, _ = import_torch()
@@ -55,19 +56,29 @@ def save_checkpoint(
     saved = {"optimizer": optimizer.state_dict(), "rng": torch.get_rng_state()}
     torch.save(saved, directory / "optimizer.pt")
     body = {k: v for k, v in asdict(state).items() if k not in {"resumed_from", "stopped"}}
-    body["data_sha256"] = data_sha256
+    body.update(identity)
     tmp = directory / "state.json.tmp"
     tmp.write_text(json.dumps(body, indent=1), encoding="utf-8")
     tmp.replace(directory / "state.json")
 
 
-def load_checkpoint(directory: Path, data_sha256: str) -> TrainState | None:
-    """The state saved in ``directory``; None when there is none; an error when it is for other data."""
+def load_checkpoint(directory: Path, identity: dict[str, Any]) -> TrainState | None:
+    """The state saved in ``directory``; None when there is none; an error when it is of another run.
+
+    ``identity`` is ``{"data_sha256", "recipe"}``. A checkpoint from before recipes were recorded is checked on
+    its data only.
+    """
     path = directory / "state.json"
     if not path.is_file():
         return None
     body = json.loads(path.read_text(encoding="utf-8"))
-    if body.pop("data_sha256", None) != data_sha256:
+    if body.pop("data_sha256", None) != identity["data_sha256"]:
         raise ConfigError(f"{directory} is a checkpoint of training on other data; delete it or use another "
                           "--output", key="output")
+    saved = body.pop("recipe", None)
+    if saved is not None and saved != identity["recipe"]:
+        changed = ", ".join(f"{k} {saved.get(k)!r} -> {v!r}" for k, v in identity["recipe"].items()
+                            if saved.get(k) != v)
+        raise ConfigError(f"{directory} is a checkpoint of a run with other settings ({changed}); resume with "
+                          "the same settings, or delete it or use another --output", key="output")
     return TrainState(**body, resumed_from=directory)

@@ -183,6 +183,29 @@ def test_resume_continues_from_the_checkpoint(tmp_path: Path, tiny_base: Path, d
     other = write_jsonl(tmp_path / "other.jsonl", NLI_ROWS[:3] * 3)
     with pytest.raises(ConfigError, match="other data"):
         train(_config(other, output, tiny_base))  # type: ignore[arg-type]
+    # The same data made into other examples (augmented here) is another run too: refused, naming the change.
+    with pytest.raises(ConfigError, match=r"other settings \(augment 0.0 -> 0.5\)"):
+        train(_config(data, output, tiny_base, max_samples=12, epochs=3, augment=0.5))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("settings", "key"), [
+    ({"augment": 1.5}, "augment"),
+    ({"augment": 0.5, "extrinsic": -0.1}, "extrinsic"),
+    ({"extrinsic": 0.5}, "extrinsic"),  # would add nothing without --augment
+    ({"weights": {"sick": -1.0}}, "weight"),
+    ({"weights": {"sick": float("nan")}}, "weight"),
+], ids=["augment>1", "extrinsic<0", "extrinsic-alone", "negative-weight", "nan-weight"])
+def test_settings_that_would_do_nothing_or_nonsense_are_refused(tmp_path: Path, settings: dict[str, object],
+                                                                key: str) -> None:
+    from ragjudge.train import check_config, train
+
+    config = _config(tmp_path / "never-read.jsonl", tmp_path / "out", tmp_path, **settings)
+    with pytest.raises(ConfigError) as caught:
+        check_config(config)  # type: ignore[arg-type]
+    assert caught.value.key == key
+    with pytest.raises(ConfigError):
+        train(config)  # type: ignore[arg-type]  # refused before the data is read
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
