@@ -1,9 +1,10 @@
 """The ``nli`` judge: entailment from any Hugging Face sequence-classification checkpoint (extra ``nli``).
 
 ``support``: every premise is cut into sentence windows that fit ``max_length`` beside the claim (see
-:mod:`ragjudge.judges.nli_windows`); each (window, claim) pair is scored once per batch, however many pairs
-share it; the claim's score is the max (or mean) over the windows of a premise, and the max over premises.
-A window's score is P(entailment), or with ``score="entail_vs_contradict"`` P(e) / (P(e) + P(c)), which
+:mod:`ragjudge.judges.nli_windows`), plus, with ``evidence_sentences``, one window of the sentences most
+related to the claim (:mod:`ragjudge.judges.nli_evidence`); each (window, claim) pair is scored once per batch,
+however many pairs share it; the claim's score is the max (or mean) over the windows of a premise, and the max
+over premises. A window's score is P(entailment), or with ``score="entail_vs_contradict"`` P(e) / (P(e) + P(c)), which
 ignores the neutral mass. Which output is entailment comes from the model config (:mod:`.nli_labels`) unless
 the ``labels`` option says so. ``supported`` when the score reaches ``threshold``.
 
@@ -62,6 +63,9 @@ class NLIJudge(Judge):
         max_length: int | None = Field(None, ge=16, description="default: metadata, else model")
         window_sentences: int | None = Field(None, ge=1, description="most sentences per window (None: fill)")
         window_overlap: int = Field(1, ge=0, description="sentences shared by consecutive windows")
+        evidence_sentences: int | None = Field(
+            None, ge=2, description="also score each claim against its most related premise sentences, "
+                                    "at most this many, in one window (None: off)")
         aggregate: Literal["max", "mean"] = Field("max", description="over the windows of one premise")
         batch_size: int | None = Field(None, ge=1, description="default: 8 on cpu, 64 on a gpu")
         device: str = Field("auto", description="auto = cuda, then mps, then cpu")
@@ -104,7 +108,7 @@ class NLIJudge(Judge):
         autocast = "bfloat16" if opts.dtype == "bfloat16" and device == "cpu" else None
         self.scorer = Scorer(model, tokenizer, device, batch_size, self.max_length, autocast)
         self.windower = Windower(tokenizer, self.max_length, window_sentences=opts.window_sentences,
-                                 overlap=opts.window_overlap)
+                                 overlap=opts.window_overlap, evidence_sentences=opts.evidence_sentences)
         self.truncated_claims = 0  # claims cut to fit, over the judge's life (each batch also warns)
 
     def judge_batch(self, pairs: Sequence[Pair]) -> list[Verdict]:
@@ -131,8 +135,8 @@ class NLIJudge(Judge):
             if not claim.strip():
                 per_pair.append("the claim is empty")
                 continue
-            groups = [[rows.setdefault((w, claim), len(rows)) for w in self.windower.windows(p, claim_tokens)]
-                      for p in pair.premises]
+            groups = [[rows.setdefault((w, claim), len(rows))
+                       for w in self.windower.claim_windows(p, claim, claim_tokens)] for p in pair.premises]
             groups = [g for g in groups if g]
             per_pair.append(groups if groups else "no premise text to judge against")
         self._warn_truncated(truncated)

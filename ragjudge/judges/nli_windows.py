@@ -4,7 +4,9 @@ An NLI model sees ``[CLS] premise [SEP] claim [SEP]`` of at most ``max_length`` 
 what the claim leaves is split into sentences, and consecutive sentences are packed greedily into windows that
 fit; consecutive windows share ``overlap`` sentences (the stride), so evidence that straddles a window border
 is seen whole once. A single sentence longer than a window is cut into token chunks that overlap by a quarter.
-Each window is scored on its own and the judge aggregates (max, as SummaC-ZS and MiniCheck do).
+Each window is scored on its own and the judge aggregates (max, as SummaC-ZS and MiniCheck do). With
+``evidence_sentences`` set, each claim also gets one evidence window of the premise sentences most related to it
+(:mod:`ragjudge.judges.nli_evidence`), for claims that need sentences no ordinary window holds together.
 
 A claim that alone leaves less than ``min_premise_tokens`` for the premise is truncated to fit; the caller
 counts those and warns once per batch.
@@ -15,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import Any
+
+from ragjudge.judges.nli_evidence import EvidenceIndex
 
 __all__ = ["Windower", "split_sentences"]
 
@@ -38,6 +42,7 @@ class Windower:
         window_sentences: int | None = None,
         overlap: int = 1,
         min_premise_tokens: int | None = None,
+        evidence_sentences: int | None = None,
     ) -> None:
         self.tokenizer = tokenizer
         self.max_length = max_length
@@ -45,8 +50,10 @@ class Windower:
         self.overlap = overlap
         self.specials = _special_count(tokenizer)
         self.min_premise = min_premise_tokens or max(8, max_length // 4)
+        self.evidence_sentences = evidence_sentences
         self._offsets: dict[str, list[tuple[int, int]]] = {}
         self._windows: dict[tuple[str, int], list[str]] = {}
+        self._evidence: dict[tuple[str, int], EvidenceIndex] = {}
 
     def prepare(self, texts: Iterable[str]) -> None:
         """Tokenise every not-yet-seen text in one batched call (the fast tokenizer runs it in Rust)."""
@@ -79,17 +86,33 @@ class Windower:
             self._windows[key] = self._build(premise, budget)
         return self._windows[key]
 
+    def claim_windows(self, premise: str, claim: str, claim_tokens: int) -> list[str]:
+        """:meth:`windows`, plus the claim's evidence window when ``evidence_sentences`` asks for one."""
+        windows = self.windows(premise, claim_tokens)
+        if not self.evidence_sentences or len(windows) < 2:
+            return windows  # off, or the whole premise is one window already
+        budget = self.max_length - self.specials - claim_tokens
+        key = (premise, budget)
+        if key not in self._evidence:
+            self._evidence[key] = EvidenceIndex(self._pieces(premise, budget))
+        evidence = self._evidence[key].select(claim, budget, self.evidence_sentences)
+        return windows if evidence is None or evidence in windows else [*windows, evidence]
+
     def _build(self, premise: str, budget: int) -> list[str]:
         if not premise.strip():
             return []
         if self.tokens(premise) <= budget and self.window_sentences is None:
             return [premise.strip()]
+        return _pack(self._pieces(premise, budget), budget, self.window_sentences, self.overlap)
+
+    def _pieces(self, premise: str, budget: int) -> list[tuple[str, int]]:
+        """The premise's sentences with their token counts, over-long ones cut into chunks that fit."""
         sentences = split_sentences(premise)
         self.prepare(sentences)
         pieces: list[tuple[str, int]] = []
         for sentence in sentences:
             pieces.extend(self._chunks(sentence, budget))
-        return _pack(pieces, budget, self.window_sentences, self.overlap)
+        return pieces
 
     def _chunks(self, sentence: str, budget: int) -> list[tuple[str, int]]:
         """The sentence itself, or overlapping token chunks of it when it is longer than a window."""

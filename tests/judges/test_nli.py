@@ -22,6 +22,7 @@ from tiny_nli import build_model, build_tokenizer, save_tiny  # noqa: E402
 
 from ragjudge.errors import ConfigError, JudgeTaskError, MissingDependencyError  # noqa: E402
 from ragjudge.judges.nli import NLIJudge  # noqa: E402
+from ragjudge.judges.nli_evidence import EvidenceIndex  # noqa: E402
 from ragjudge.judges.nli_labels import label_roles  # noqa: E402
 from ragjudge.judges.nli_runtime import ModelLoadError, pick_device  # noqa: E402
 from ragjudge.judges.nli_windows import Windower, split_sentences  # noqa: E402
@@ -163,6 +164,35 @@ def test_long_premise_score_is_the_max_over_windows() -> None:
     windows = judge.windower.windows(LONG, judge.windower.claim(claim)[1])
     best = max(float(direct_probs(judge, w, claim)[0]) for w in windows)
     assert verdict.score == pytest.approx(best, abs=1e-5)
+
+
+PAGE = ("Hogwood founded the Academy of Ancient Music in 1973. The weather was mild that year. "
+        "Critics praised the orchestra. He directed the academy for thirty years. The hall was rebuilt.")
+
+
+def test_evidence_is_the_sentences_sharing_the_rarest_claim_words_in_premise_order() -> None:
+    pieces = [(s, 10) for s in split_sentences(PAGE)]
+    index = EvidenceIndex(pieces)
+    claim = "Hogwood directed the Academy of Ancient Music for thirty years"
+    assert index.select(claim, budget=40, most=2) == (
+        "Hogwood founded the Academy of Ancient Music in 1973. He directed the academy for thirty years.")
+    assert index.select(claim, budget=15, most=2) is None  # only one sentence fits: no new window
+    assert index.select("zebras gallop", budget=40, most=3) is None  # nothing shares a word
+
+
+def test_evidence_window_is_scored_beside_the_sentence_windows() -> None:
+    judge = tiny_judge(max_length=64, window_sentences=1, window_overlap=0, evidence_sentences=2)
+    claim = "Hogwood directed the Academy of Ancient Music for thirty years"
+    _, claim_tokens, _ = judge.windower.claim(claim)
+    windows = judge.windower.claim_windows(PAGE, claim, claim_tokens)
+    assert windows[:-1] == split_sentences(PAGE) and windows[-1] == (
+        "Hogwood founded the Academy of Ancient Music in 1973. He directed the academy for thirty years.")
+    [verdict] = judge.judge([Pair.support(claim, [PAGE])])
+    best = max(float(direct_probs(judge, w, claim)[0]) for w in windows)
+    assert verdict.score == pytest.approx(best, abs=1e-5)
+    plain = tiny_judge(max_length=64, window_sentences=1, window_overlap=0)
+    assert plain.windower.claim_windows(PAGE, claim, claim_tokens) == split_sentences(PAGE)
+    assert plain.fingerprint != judge.fingerprint  # it moves scores, so a cache keeps them apart
 
 
 def test_max_over_premises() -> None:
