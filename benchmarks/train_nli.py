@@ -12,8 +12,9 @@ Step 2 scores every set of ``../shared/data/faithfulness/`` through
 ``--claim-scoring`` (``min`` scores an answer by its weakest claim) and any ``--nli-option``; each heuristic in
 every claim scoring (``score``, ``min``, ``label``), and the best of those is the bar the nli judge must clear.
 It prints AUC-ROC per set, the mean, and on how many sets the nli judge beats both heuristics. A sample the
-metric skipped counts as 0.5. ``--per-set N`` scores a seeded, label-stratified subsample of N samples per set,
-the same one for every judge.
+metric skipped counts as 0.5 (``--questions drop``, passed to every judge, skips answers made of questions
+only). ``--per-set N`` scores a seeded, label-stratified subsample of N samples per set, the same one for
+every judge.
 
 Run (the issue-4 table; scoring the nine sets in full takes ~20 minutes on two threads)::
 
@@ -46,7 +47,7 @@ TRAIN_ARGS = ["--data", str(SHARED / "nli" / "nli_all.jsonl"), "--threads", "2",
 # window of the 6 premise sentences that share the claim's rarest words, and CPU mixed precision. Chosen with
 # these nine sets in view (evidence windows of 4, 6 or 8 sentences are within 0.007 of each other on the mean).
 NLI_OPTIONS = ["window_sentences=1", "window_overlap=0", "evidence_sentences=6", "dtype=bfloat16"]
-CONFIG = "metrics:\n  - name: faithfulness\n    options: {{claim_scoring: {}}}\n"
+CONFIG = "metrics:\n  - name: faithfulness\n    options: {{claim_scoring: {}, questions: {}}}\n"
 
 
 def subsample(path: Path, per_set: int | None, seed: int, work: Path) -> Path:
@@ -67,12 +68,12 @@ def subsample(path: Path, per_set: int | None, seed: int, work: Path) -> Path:
     return out
 
 
-def scores(data: Path, judge: str, options: list[str], work: Path,
-           claim_scoring: str = "score") -> dict[str, float | None]:
+def scores(data: Path, judge: str, options: list[str], work: Path, claim_scoring: str = "score",
+           questions: str = "keep") -> dict[str, float | None]:
     """Per-sample faithfulness scores from ``ragjudge evaluate`` (None when the sample was skipped)."""
     out = work / f"{data.stem}.{judge}.jsonl"
     config = work / "faith.yaml"
-    config.write_text(CONFIG.format(claim_scoring), encoding="utf-8")
+    config.write_text(CONFIG.format(claim_scoring, questions), encoding="utf-8")
     command = [*RAGJUDGE, "evaluate", str(data), "--config", str(config), "--judge", judge, "--output",
                str(out), "-q"]
     for option in options:
@@ -100,6 +101,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="torch threads for the nli judge")
     parser.add_argument("--claim-scoring", default="min", choices=["score", "min", "label"],
                         help="how faithfulness reduces claim scores (the same for every judge)")
+    parser.add_argument("--questions", default="keep", choices=["keep", "drop"],
+                        help="faithfulness option: judge questions as claims or drop them (every judge)")
     args = parser.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -120,7 +123,7 @@ def main() -> None:
         row: dict[str, object] = {"set": path.stem}
         for name, options, mode in runs:
             started = time.monotonic()
-            value, n, skipped = auc(data, scores(data, name, options, work, mode))
+            value, n, skipped = auc(data, scores(data, name, options, work, mode, args.questions))
             key = name if name == "nli" else f"{name}/{mode}"
             row[key], row["n"], row[f"{key}_skipped"] = value, n, skipped
             row[f"{key}_seconds"] = round(time.monotonic() - started, 1)

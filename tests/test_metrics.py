@@ -8,6 +8,7 @@ from ragjudge.errors import JudgeTaskError
 from ragjudge.evaluate import judge_plans
 from ragjudge.judges.base import Judge
 from ragjudge.metrics import build_metric
+from ragjudge.metrics.claims import is_question
 from ragjudge.metrics.generation import (
     AnswerCorrectness,
     AnswerRelevance,
@@ -144,3 +145,36 @@ def test_metric_options_are_validated() -> None:
         build_metric("faithfulness", by_word("x"), {"claim_scoring": "median"})
     with pytest.raises(ValueError):
         build_metric("faithfulness", by_word("x"), {"unknown": 1})
+
+
+@pytest.mark.parametrize(("sentence", "question"), [
+    ("Is it in Paris?", True), ('He asked "why?"', True), ("(Or was it Rome?)  ", True), ("Warum？", True),
+    ("It is in Paris.", False), ("What? It is in Paris.", False), ("", False),
+])
+def test_is_question_reads_the_final_mark(sentence: str, question: bool) -> None:
+    assert is_question(sentence) is question
+
+
+def test_dropped_questions_are_not_claims() -> None:
+    sample = SAMPLE.model_copy(update={"answer": "The tower is in Paris. Would you like to know more?"})
+    kept = judge_plans(build_metric("faithfulness", by_word("Paris")), [sample])[0]
+    assert kept.score == 0.5  # the article's definition: the question is an unsupported claim
+    judge = by_word("Paris")
+    dropped = judge_plans(build_metric("faithfulness", judge, {"questions": "drop"}), [sample])[0]
+    assert dropped.score == 1.0 and dropped.status is Status.OK
+    assert [p.text for p in judge.batches[0]] == ["The tower is in Paris."]
+
+
+def test_an_answer_of_questions_only_is_skipped_when_questions_are_dropped() -> None:
+    samples = [SAMPLE.model_copy(update={"id": "q", "answer": 'Is it in Paris? Or was it "Rome?"'}), SAMPLE]
+    outcomes = judge_plans(Faithfulness(by_word("Paris"), questions="drop"), samples)
+    assert outcomes[0].status is Status.SKIPPED and outcomes[0].score is None
+    assert outcomes[0].reason == "no claims in the answer (questions are dropped)"
+    assert outcomes[1].score == 0.5
+
+
+def test_dropped_questions_apply_to_both_sides_of_answer_correctness() -> None:
+    sample = SAMPLE.model_copy(update={"reference": "The tower stands in Paris. Who painted it?"})
+    outcome = judge_plans(AnswerCorrectness(by_word("Paris"), questions="drop"), [sample])[0]
+    assert outcome.components["recall"] == 1.0  # the reference's question is not a claim to cover
+    assert outcome.components["precision"] == 0.5

@@ -20,7 +20,7 @@ try:
 except ImportError:  # built without a C compiler: the pure-Python path gives the same claims
     kernel = None  # type: ignore[assignment]
 
-__all__ = ["ClaimSplitter", "SentenceSplitter", "split_flat"]
+__all__ = ["ClaimSplitter", "SentenceSplitter", "is_question", "split_flat"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -81,6 +81,11 @@ class SentenceSplitter:
 
     def __repr__(self) -> str:
         return f"SentenceSplitter(min_chars={self.min_chars}, keep_short_answer={self.keep_short_answer})"
+
+
+def is_question(sentence: str) -> bool:
+    """Whether ``sentence`` ends with a question mark (before any closing quotes or brackets)."""
+    return sentence.rstrip().rstrip("\"')]}\u201d\u2019\u00bb").endswith(("?", "\uff1f"))
 
 
 def split_flat(splitter: ClaimSplitter, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:

@@ -32,7 +32,7 @@ from pydantic import Field
 from ragjudge.batches import PairBatch, VerdictBatch
 from ragjudge.judges.base import Judge
 from ragjudge.metrics.base import BatchPlan, Metric, MetricOptions, Outcome, Reduction
-from ragjudge.metrics.claims import ClaimSplitter, SentenceSplitter, split_flat
+from ragjudge.metrics.claims import ClaimSplitter, SentenceSplitter, is_question, split_flat
 from ragjudge.records import Sample, Task
 
 __all__ = ["AnswerCorrectness", "AnswerRelevance", "ContextPrecision", "ContextRecall", "Faithfulness"]
@@ -68,10 +68,14 @@ class ClaimOptions(MetricOptions):
     judge's claim scores (a graded value, better for ranking answers); ``min`` takes the weakest claim's score
     (one unsupported claim makes an answer unfaithful, so this ranks answers by their worst claim, as
     SummaC-style and MiniCheck-style detectors do). ``min_claim_chars``: the sentence splitter keeps sentences
-    longer than this."""
+    longer than this. ``questions``: ``keep`` judges every sentence (the article's definition); ``drop`` leaves
+    out sentences that end with a question mark, which assert nothing ("Would you like to know more?" is not
+    an unsupported claim), and a text of questions only has no claims, so its sample is skipped with that
+    reason."""
 
     claim_scoring: ClaimScoring = "label"
     min_claim_chars: int = Field(10, ge=0)
+    questions: Literal["keep", "drop"] = "keep"
 
 
 class _ClaimMetric(Metric):
@@ -82,10 +86,24 @@ class _ClaimMetric(Metric):
     what = "claim judgements"
 
     def __init__(self, judge: Judge, *, splitter: ClaimSplitter | None = None,
-                 claim_scoring: ClaimScoring = "label", min_claim_chars: int = 10) -> None:
+                 claim_scoring: ClaimScoring = "label", min_claim_chars: int = 10,
+                 questions: Literal["keep", "drop"] = "keep") -> None:
         super().__init__(judge)
         self.splitter = splitter or SentenceSplitter(min_chars=min_claim_chars)
         self.claim_scoring = claim_scoring
+        self.questions = questions
+
+    def split(self, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """Claims of all ``texts`` and the text each came from, without questions when ``questions="drop"``."""
+        claims, owner = split_flat(self.splitter, texts)
+        if self.questions == "keep" or not claims:
+            return claims, owner
+        keep = np.fromiter(map(is_question, claims), bool, len(claims))
+        np.logical_not(keep, out=keep)
+        return [c for c, k in zip(claims, keep.tolist()) if k], owner[keep]
+
+    def _no_claims(self, source: str) -> str:
+        return f"no claims in the {source}" + (" (questions are dropped)" if self.questions == "drop" else "")
 
     def reduce_batch(self, samples: Sequence[Sample], plan: BatchPlan, verdicts: VerdictBatch) -> list[Outcome]:
         """Fraction of supported claims (or mean claim score, with ``claim_scoring="score"``) per sample."""
@@ -97,12 +115,12 @@ class _ClaimMetric(Metric):
 
         ``source`` names the text in skip reasons: a blank text is ``empty answer`` / ``no reference``.
         """
-        claims, owner = split_flat(self.splitter, texts)
+        claims, owner = self.split(texts)
         premises = _premises(samples)
         decided = _decide(len(samples), [
             (_nonblank(texts), "empty answer" if source == "answer" else f"no {source}"),
             (np.fromiter(map(bool, premises), bool, len(premises)), "no contexts"),
-            (np.bincount(owner, minlength=len(samples)) > 0, f"no claims in the {source}"),
+            (np.bincount(owner, minlength=len(samples)) > 0, self._no_claims(source)),
         ])
         return BatchPlan.support(decided, claims, owner, premises)
 
@@ -137,14 +155,14 @@ class AnswerCorrectness(_ClaimMetric):
         """Answer claims against the reference (group 0), then reference claims against the answer (group 1)."""
         answers = [s.answer for s in samples]
         references = [s.reference or "" for s in samples]
-        mine, mine_owner = split_flat(self.splitter, answers)
-        theirs, theirs_owner = split_flat(self.splitter, references)
+        mine, mine_owner = self.split(answers)
+        theirs, theirs_owner = self.split(references)
         n = len(samples)
         decided = _decide(n, [
             (_nonblank(answers), "empty answer"),
             (_nonblank(references), "no reference"),
-            (np.bincount(mine_owner, minlength=n) > 0, "no claims in the answer"),
-            (np.bincount(theirs_owner, minlength=n) > 0, "no claims in the reference"),
+            (np.bincount(mine_owner, minlength=n) > 0, self._no_claims("answer")),
+            (np.bincount(theirs_owner, minlength=n) > 0, self._no_claims("reference")),
         ])
         forward = BatchPlan.support(decided, mine, mine_owner, [(r,) for r in references])
         backward = BatchPlan.support(decided, theirs, theirs_owner, [(a,) for a in answers])
