@@ -27,6 +27,7 @@ import numpy as np
 
 from ragjudge.errors import ConfigError
 from ragjudge.judges.nli_runtime import import_torch
+from ragjudge.train_augment import DEFAULT_EDITS, EDITS, augment
 from ragjudge.train_data import Example, data_fingerprint, read_examples, split_examples, weighted
 from ragjudge.train_loop import Batches, evaluate, save_judge
 from ragjudge.train_state import TrainState, load_checkpoint, save_checkpoint
@@ -66,7 +67,7 @@ class TrainConfig:
     max_time: float | None = None  # minutes
     augment: float = 0.0
     extrinsic: float = 0.0  # of the augmented premises, the fraction that also get an extrinsic-detail pair
-    edits: tuple[str, ...] = ("number", "name", "negation", "word")  # hard-negative edits (train_augment.EDITS)
+    edits: tuple[str, ...] = DEFAULT_EDITS  # names of hard-negative edits (train_augment.EDITS)
     framing: float = 0.0  # fraction of examples that also get a copy framed as a dialogue turn
     weights: dict[str, float] = field(default_factory=dict)
     threads: int | None = None
@@ -76,8 +77,6 @@ class TrainConfig:
 
 def check_config(config: TrainConfig) -> None:
     """Refuse settings that would silently do nothing or something else than asked, before any work."""
-    from ragjudge.train_augment import EDITS
-
     for name in ("augment", "extrinsic", "framing"):
         value = getattr(config, name)
         if not 0.0 <= value <= 1.0:
@@ -106,7 +105,6 @@ def recipe(config: TrainConfig) -> dict[str, Any]:
 
 def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
     """Training and validation examples: seeded split, then augmentation, weights and the sample cap."""
-    from ragjudge.train_augment import augment
     from ragjudge.train_framing import frame
 
     examples = [e for path in config.data for e in read_examples(path)]

@@ -201,9 +201,8 @@ def _foreign_name(sentence: str, other: str, rng: random.Random) -> str | None:
     """One of the sentence's capitalised names replaced by a name of another premise (``other``) that this
     sentence does not contain: a name the source never mentions."""
     ours = list(_NAME.finditer(" " + sentence))
-    theirs = sorted({m.group() for m in _NAME.finditer(" " + other)} - {m.group() for m in ours}
-                    - {w for w in _LOWER_FIRST})
-    theirs = [name for name in theirs if name not in sentence]
+    theirs = [name for name in sorted({m.group() for m in _NAME.finditer(" " + other)} - _LOWER_FIRST)
+              if name not in sentence]  # the sentence's own names are in it too
     if not ours or not theirs:
         return None
     match = rng.choice(ours)

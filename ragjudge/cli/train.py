@@ -37,9 +37,9 @@ def register(subparsers: Any) -> None:
                    help="make a positive and a hard negative from this fraction of premises")
     p.add_argument("--extrinsic", type=float, default=0.0, metavar="FRACTION",
                    help="of those premises, also make a pair whose negative adds a detail from another premise")
-    p.add_argument("--edits", default="number,name,negation,word", metavar="NAMES",
+    p.add_argument("--edits", metavar="NAMES",
                    help="hard-negative edits, comma-separated, from number, name, negation, word, number-word, "
-                        "foreign-name")
+                        "foreign-name (default: the first four)")
     p.add_argument("--framing", type=float, default=0.0, metavar="FRACTION",
                    help="also add this fraction of examples with the claim framed as a dialogue turn ('yes, ...')")
     p.add_argument("--weight", action="append", default=[], metavar="SOURCE=W",
@@ -67,13 +67,15 @@ def _weights(items: list[str]) -> dict[str, float]:
 def run(args: argparse.Namespace) -> int:
     """Train, then print the saved metadata's summary as JSON."""
     from ragjudge.train import TrainConfig, train
+    from ragjudge.train_augment import DEFAULT_EDITS
 
+    edits = DEFAULT_EDITS if args.edits is None else tuple(e.strip() for e in args.edits.split(",") if e.strip())
     config = TrainConfig(
         data=args.data, output=args.output, base=args.base, epochs=args.epochs, max_samples=args.max_samples,
         max_length=args.max_length, batch_size=args.batch_size, seed=args.seed, lr=args.lr,
         val_size=args.val_size, patience=args.patience, eval_every=args.eval_every,
         save_every=args.save_every, max_time=args.max_time, augment=args.augment, extrinsic=args.extrinsic,
-        edits=tuple(e.strip() for e in args.edits.split(",") if e.strip()), framing=args.framing,
+        edits=edits, framing=args.framing,
         weights=_weights(args.weight), threads=args.threads, bf16=args.bf16, progress=not args.no_progress)
     metadata = train(config)
     keys = ("val_metrics", "stop_reason", "steps", "total_minutes", "train_examples")

@@ -98,8 +98,7 @@ class _ClaimMetric(Metric):
         claims, owner = split_flat(self.splitter, texts)
         if self.questions == "keep" or not claims:
             return claims, owner
-        keep = np.fromiter(map(is_question, claims), bool, len(claims))
-        np.logical_not(keep, out=keep)
+        keep = ~np.fromiter(map(is_question, claims), bool, len(claims))
         return [c for c, k in zip(claims, keep.tolist()) if k], owner[keep]
 
     def _no_claims(self, source: str) -> str:
