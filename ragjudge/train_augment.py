@@ -10,7 +10,9 @@ number written in digits, ``name`` swaps a capitalised name for another name fro
 ``negation`` adds or drops a negation, ``word`` swaps a content word for another word of the premise (the four
 of :data:`DEFAULT_EDITS`); ``number-word`` changes a number or ordinal written as a word ("fourteen" ->
 "fifteen", "second" -> "third"), and ``foreign-name`` puts a name from another premise in place of one of the
-sentence's (the extrinsic-entity error, a name the source never mentions, that CLIFF and FaithDial are full of).
+sentence's (the extrinsic-entity error, a name the source never mentions, that CLIFF and FaithDial are full of),
+and ``lexical`` swaps a word for a related word that means something else (an antonym, or a close neighbour in
+the encoder's embedding table that WordNet does not call a synonym: :mod:`ragjudge.train_lexicon`).
 
 Dialogue and summary errors are more often *extrinsic*: a grounded opening followed by a detail the source never
 states (BEGIN, FaithDial, CLIFF, WiCE), which word overlap catches and an NLI model trained on MNLI-style pairs
@@ -27,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 from ragjudge.judges.nli_windows import split_sentences
 from ragjudge.train_data import Example
+from ragjudge.train_lexicon import Lexicon
 
 __all__ = ["DEFAULT_EDITS", "EDITS", "augment", "perturb"]
 
@@ -48,16 +51,24 @@ _LOWER_FIRST = {"The", "A", "An", "It", "He", "She", "They", "We", "This", "That
 
 
 def augment(examples: list[Example], fraction: float, seed: int, extrinsic: float = 0.0,
-            edits: Sequence[str] = DEFAULT_EDITS) -> list[Example]:
+            edits: Sequence[str] = DEFAULT_EDITS, lexicon: Lexicon | None = None,
+            paraphrase: float = 0.0) -> list[Example]:
     """Positive / hard-negative pairs from ``fraction`` of the distinct premises (seeded, deterministic).
 
     ``extrinsic``: the fraction of those premises that also yield a positive / extrinsic-detail pair.
     ``edits``: the names of the edits (:data:`EDITS`) hard negatives are made with. With the default four the
     random draws are those of earlier versions, so an earlier run's training set is unchanged.
+    ``lexicon``: where the ``lexical`` edit and the paraphrases take their words (:mod:`ragjudge.train_lexicon`).
+    ``paraphrase``: the fraction of pairs whose sentence first gets synonym swaps; the positive and the
+    negative are then both made from the paraphrase.
     """
+    if ("lexical" in edits or paraphrase > 0) and lexicon is None:
+        raise ValueError("the lexical edit and paraphrase need a lexicon (train_lexicon.load_lexicon)")
     rng = random.Random(seed)
-    # The other premise a foreign name comes from has its own generator: it never moves the draws above.
+    # The other premise a foreign name comes from, and the paraphrases, have their own generators: they never
+    # move the draws above.
     foreign_rng = random.Random(f"{seed}:foreign")
+    paraphrase_rng = random.Random(f"{seed}:paraphrase")
     premises = sorted({e.premise for e in examples})
     out = []
     for index, premise in enumerate(premises):
@@ -67,10 +78,12 @@ def augment(examples: list[Example], fraction: float, seed: int, extrinsic: floa
         if not sentences:
             continue
         sentence = rng.choice(sentences)
+        if paraphrase > 0 and lexicon is not None and paraphrase_rng.random() < paraphrase:
+            sentence = lexicon.paraphrase(sentence, paraphrase_rng)
         source = ""
         if "foreign-name" in edits and len(premises) > 1:
             source = premises[(index + foreign_rng.randrange(1, len(premises))) % len(premises)]
-        negative = perturb(sentence, premise, rng, edits, source)
+        negative = perturb(sentence, premise, rng, edits, source, lexicon)
         if negative is not None:
             out.append(Example(premise, _positive(sentence, rng), 1, "augment"))
             out.append(Example(premise, negative, 0, "augment"))
@@ -119,15 +132,19 @@ def _extrinsic_pair(sentence: str, premise: str, other: str, rng: random.Random)
 
 
 def perturb(sentence: str, premise: str, rng: random.Random, edits: Sequence[str] = DEFAULT_EDITS,
-            other: str = "") -> str | None:
+            other: str = "", lexicon: Lexicon | None = None) -> str | None:
     """``sentence`` with one small meaning-changing edit, or None when no edit applies.
 
-    ``other``: another premise, where ``foreign-name`` takes its names from.
+    ``other``: another premise, where ``foreign-name`` takes its names from; ``lexicon``: the one the
+    ``lexical`` edit swaps a word for a contrast with.
     """
     chosen = [EDITS[name] for name in edits]
     rng.shuffle(chosen)
     for edit in chosen:
-        changed = edit(sentence, other if edit is _foreign_name else premise, rng)
+        if edit is _lexical:
+            changed = lexicon.contrast_edit(sentence, premise, rng) if lexicon is not None else None
+        else:
+            changed = edit(sentence, other if edit is _foreign_name else premise, rng)
         if changed is not None and changed != sentence:
             return changed
     return None
@@ -210,6 +227,11 @@ def _foreign_name(sentence: str, other: str, rng: random.Random) -> str | None:
     return sentence[:start] + rng.choice(theirs) + sentence[end:]
 
 
+def _lexical(sentence: str, premise: str, rng: random.Random) -> str | None:
+    """Stands for :meth:`Lexicon.contrast_edit` in :data:`EDITS`; :func:`perturb` calls the lexicon's."""
+    raise NotImplementedError("perturb() applies the lexical edit with its lexicon")
+
+
 EDITS: dict[str, Callable[[str, str, random.Random], str | None]] = {
     "number": _number, "name": _name, "negation": _negation, "word": _word, "number-word": _number_word,
-    "foreign-name": _foreign_name}
+    "foreign-name": _foreign_name, "lexical": _lexical}

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install --upgrade pip
 python -m pip install torch==2.13.0
-python -m pip install -e '.[dev,nli,llm,ray,plots]' -r requirements-test.txt
+python -m pip install -e '.[dev,nli,train,llm,ray,plots]' -r requirements-test.txt
 if [ -d plugins/ragjudge-embeddings ]; then
   python -m pip install ./plugins/ragjudge-embeddings
 fi

@@ -39,9 +39,11 @@ def register(subparsers: Any) -> None:
                    help="of those premises, also make a pair whose negative adds a detail from another premise")
     p.add_argument("--edits", metavar="NAMES",
                    help="hard-negative edits, comma-separated, from number, name, negation, word, number-word, "
-                        "foreign-name (default: the first four)")
+                        "foreign-name, lexical (default: the first four; lexical needs the train extra)")
     p.add_argument("--framing", type=float, default=0.0, metavar="FRACTION",
                    help="also add this fraction of examples with the claim framed as a dialogue turn ('yes, ...')")
+    p.add_argument("--paraphrase", type=float, default=0.0, metavar="FRACTION",
+                   help="make this fraction of the --augment pairs from a synonym-swapped sentence (train extra)")
     p.add_argument("--weight", action="append", default=[], metavar="SOURCE=W",
                    help="resample examples of a source (the 'source' field) by W, e.g. binary-fever-nli=2")
     p.add_argument("--threads", type=int, help="torch CPU threads")
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         max_length=args.max_length, batch_size=args.batch_size, seed=args.seed, lr=args.lr,
         val_size=args.val_size, patience=args.patience, eval_every=args.eval_every,
         save_every=args.save_every, max_time=args.max_time, augment=args.augment, extrinsic=args.extrinsic,
-        edits=edits, framing=args.framing,
+        edits=edits, framing=args.framing, paraphrase=args.paraphrase,
         weights=_weights(args.weight), threads=args.threads, bf16=args.bf16, progress=not args.no_progress)
     metadata = train(config)
     keys = ("val_metrics", "stop_reason", "steps", "total_minutes", "train_examples")
