@@ -5,7 +5,8 @@ line in :data:`TRAIN_ARGS`: 85 minutes on two CPU threads; the judge reported in
 of 16 pairs under bf16 autocast (1.01 epoch of 89k examples: nli_all with FEVER x1.5, MCTest x2, SICK x0.3, plus
 intrinsic hard negatives from 40% of the premises and an extrinsic-detail pair from each of those), best
 validation AUC 0.871. (v3, without --bf16 and --extrinsic and with --augment 0.3: 3,535 steps, AUC 0.853. v5,
-with --augment 0.5, all six --edits and --framing 0.1, scored lower on the nine sets: mean 0.729 against 0.734.)
+with --augment 0.5, all six --edits and --framing 0.1, scored lower on the nine sets: mean 0.729 against 0.734;
+v6, with --edits number,name,negation,lexical --paraphrase 0.5, the same mean and SummEdits 0.609.)
 
 Step 2 scores every set of ``../shared/data/faithfulness/`` through
 ``ragjudge evaluate SET --config faith.yaml --judge NAME [--judge-option model=DIR]``: the nli judge once, with
