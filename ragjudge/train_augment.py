@@ -138,13 +138,11 @@ def perturb(sentence: str, premise: str, rng: random.Random, edits: Sequence[str
     ``other``: another premise, where ``foreign-name`` takes its names from; ``lexicon``: the one the
     ``lexical`` edit swaps a word for a contrast with.
     """
-    chosen = [EDITS[name] for name in edits]
+    chosen = [lexicon.contrast_edit if name == "lexical" and lexicon is not None else EDITS[name]
+              for name in edits]
     rng.shuffle(chosen)
     for edit in chosen:
-        if edit is _lexical:
-            changed = lexicon.contrast_edit(sentence, premise, rng) if lexicon is not None else None
-        else:
-            changed = edit(sentence, other if edit is _foreign_name else premise, rng)
+        changed = edit(sentence, other if edit is _foreign_name else premise, rng)
         if changed is not None and changed != sentence:
             return changed
     return None
@@ -228,8 +226,9 @@ def _foreign_name(sentence: str, other: str, rng: random.Random) -> str | None:
 
 
 def _lexical(sentence: str, premise: str, rng: random.Random) -> str | None:
-    """Stands for :meth:`Lexicon.contrast_edit` in :data:`EDITS`; :func:`perturb` calls the lexicon's."""
-    raise NotImplementedError("perturb() applies the lexical edit with its lexicon")
+    """The ``lexical`` edit without a lexicon: never applies. With one, :func:`perturb` uses
+    :meth:`Lexicon.contrast_edit` in its place."""
+    return None
 
 
 EDITS: dict[str, Callable[[str, str, random.Random], str | None]] = {

@@ -39,7 +39,6 @@ _STOP = frozenset(
     "being does done could should must shall your ours upon each both either neither whose whom".split())
 _NEIGHBOURS = 30  # neighbours searched for a synonym
 _CLOSE = 10  # of those, how many a contrast may come from
-_STEM = 4  # words that share their first four letters are taken for forms of one stem
 
 
 class WordNet(Protocol):
@@ -101,7 +100,7 @@ class Lexicon:
         self._words = words
         self._index = {w: i for i, w in enumerate(words)}
         self._wordnet = wordnet
-        self._cache: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._cache: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {}
 
     def __contains__(self, word: str) -> bool:
         return word in self._index
@@ -122,8 +121,8 @@ class Lexicon:
                     break
         return out
 
-    def _split(self, word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(synonyms, contrasts) of ``word``, cached.
+    def _split(self, word: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        """(synonyms, antonyms, contrasts) of ``word``, cached.
 
         A synonym is a neighbour in the word's most frequent sense, of the same inflection; a contrast is an
         antonym, or one of the ten nearest neighbours of the same inflection that WordNet does not put in or
@@ -137,14 +136,14 @@ class Lexicon:
             close = tuple(n for n in near[:_CLOSE]
                           if not related.intersection(self._wordnet.synsets(n)) and n not in synonyms)
             antonyms = tuple(a for a in self._wordnet.antonyms(word) if not _same_stem(word, a))
-            self._cache[word] = synonyms, antonyms + tuple(c for c in close if c not in antonyms)
+            self._cache[word] = synonyms, antonyms, antonyms + tuple(c for c in close if c not in antonyms)
         return self._cache[word]
 
     def synonyms(self, word: str) -> tuple[str, ...]:
         return self._split(word)[0]
 
     def contrasts(self, word: str) -> tuple[str, ...]:
-        return self._split(word)[1]
+        return self._split(word)[2]
 
     def contrast_edit(self, sentence: str, premise: str, rng: random.Random) -> str | None:
         """``sentence`` with one word swapped for a contrast the premise does not contain, or None."""
@@ -152,10 +151,11 @@ class Lexicon:
         spots = self._spots(sentence)
         rng.shuffle(spots)
         for match in spots:
-            options = [c for c in self.contrasts(match.group()) if c not in present]
+            _, antonyms_of, contrasts = self._split(match.group())
+            options = [c for c in contrasts if c not in present]
             if options:
                 # An antonym, when there is one, half the time; otherwise any of the close words.
-                antonyms = [c for c in options if c in self._wordnet.antonyms(match.group())]
+                antonyms = [c for c in options if c in antonyms_of]
                 pick = rng.choice(antonyms) if antonyms and rng.random() < 0.5 else rng.choice(options)
                 return sentence[: match.start()] + pick + sentence[match.end():]
         return None
