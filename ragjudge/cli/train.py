@@ -44,6 +44,9 @@ def register(subparsers: Any) -> None:
                    help="also add this fraction of examples with the claim framed as a dialogue turn ('yes, ...')")
     p.add_argument("--paraphrase", type=float, default=0.0, metavar="FRACTION",
                    help="make this fraction of the --augment pairs from a synonym-swapped sentence (train extra)")
+    p.add_argument("--dilute", type=float, default=0.0, metavar="FRACTION",
+                   help="show this fraction of short premises among related sentences of other premises, as "
+                        "the judge's evidence window shows a claim its evidence")
     p.add_argument("--weight", action="append", default=[], metavar="SOURCE=W",
                    help="resample examples of a source (the 'source' field) by W, e.g. binary-fever-nli=2")
     p.add_argument("--threads", type=int, help="torch CPU threads")
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         max_length=args.max_length, batch_size=args.batch_size, seed=args.seed, lr=args.lr,
         val_size=args.val_size, patience=args.patience, eval_every=args.eval_every,
         save_every=args.save_every, max_time=args.max_time, augment=args.augment, extrinsic=args.extrinsic,
-        edits=edits, framing=args.framing, paraphrase=args.paraphrase,
+        edits=edits, framing=args.framing, paraphrase=args.paraphrase, dilute=args.dilute,
         weights=_weights(args.weight), threads=args.threads, bf16=args.bf16, progress=not args.no_progress)
     metadata = train(config)
     keys = ("val_metrics", "stop_reason", "steps", "total_minutes", "train_examples")
