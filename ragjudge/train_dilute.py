@@ -31,7 +31,8 @@ __all__ = ["dilute"]
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CANDIDATES_PER_WORD = 24  # random sentences drawn from a word's list before moving to a commoner word
-# Function words (with sklearn's English list in mind, kept here so this module needs no sklearn).
+# Function words: this module's own list (not sklearn's ENGLISH_STOP_WORDS, which differs): the diluted
+# examples of a recipe, and so a trained judge, depend on it.
 _STOP = frozenset(
     "a about above after again against all also am an and any are as at be because been before being below "
     "between both but by can could did do does doing down during each few for from further had has have "
@@ -46,15 +47,21 @@ def _content(text: str) -> set[str]:
 
 
 class _Pool:
-    """Every sentence of the distinct premises, indexed by content word."""
+    """The distinct premises, their sentence counts, and every sentence of them indexed by content word."""
 
     def __init__(self, premises: Sequence[str]) -> None:
+        self.premises = list(premises)
+        self.number = {premise: p for p, premise in enumerate(self.premises)}
+        self.sentence_counts: list[int] = []  # all sentences of a premise, before the length filter below
         self.sentences: list[str] = []
         self.owner: list[int] = []  # index of the premise a sentence comes from
         self.lengths: list[int] = []
+        self.content: list[set[str]] = []
         self.postings: dict[str, list[int]] = defaultdict(list)
-        for p, premise in enumerate(premises):
-            for sentence in split_sentences(premise):
+        for p, premise in enumerate(self.premises):
+            own = split_sentences(premise)
+            self.sentence_counts.append(len(own))
+            for sentence in own:
                 words = len(sentence.split())
                 if not 5 <= words <= 40:
                     continue
@@ -62,30 +69,32 @@ class _Pool:
                 self.sentences.append(sentence)
                 self.owner.append(p)
                 self.lengths.append(words)
-                for word in _content(sentence):
+                self.content.append(_content(sentence))
+                for word in self.content[index]:
                     self.postings[word].append(index)
 
-    def related(self, hypothesis: str, premise_index: int, premise_text: str, room: int, need: int,
+    def related(self, hypothesis: str, premise_index: int, room: int, need: int,
                 rng: random.Random) -> list[str]:
         """Up to ``need`` sentences of other premises with the hypothesis' rarest words, within ``room`` words."""
+        premise = self.premises[premise_index]
         wanted = _content(hypothesis)
         ranked = sorted((w for w in wanted if w in self.postings), key=lambda w: (len(self.postings[w]), w))
-        chosen: list[int] = []
-        seen = {premise_text.strip()}  # a sentence that several premises share, or the premise's own, once at most
+        chosen: list[str] = []  # a sentence that several premises share, or the premise's own, once at most
         for word in ranked:
             posting = self.postings[word]
             draws = posting if len(posting) <= _CANDIDATES_PER_WORD else rng.sample(posting, _CANDIDATES_PER_WORD)
             for index in draws:
+                # Checked before each draw, so a list filled by a word's last sentence still takes the next
+                # word's sample: the random draws (and examples) of the v7 run.
                 if len(chosen) == need:
-                    return [self.sentences[i] for i in chosen]
+                    return chosen
                 sentence = self.sentences[index]
-                if (self.owner[index] == premise_index or sentence in seen or sentence in premise_text
-                        or self.lengths[index] > room or 2 * len(_content(sentence) & wanted) >= len(wanted)):
+                if (self.owner[index] == premise_index or sentence in chosen or sentence in premise
+                        or self.lengths[index] > room or 2 * len(self.content[index] & wanted) >= len(wanted)):
                     continue
-                chosen.append(index)
-                seen.add(sentence)
+                chosen.append(sentence)
                 room -= self.lengths[index]
-        return [self.sentences[i] for i in chosen]
+        return chosen
 
 
 def dilute(examples: list[Example], fraction: float, seed: int, window: int = 6,
@@ -101,19 +110,17 @@ def dilute(examples: list[Example], fraction: float, seed: int, window: int = 6,
         raise ValueError(f"dilute fraction must be in [0, 1], got {fraction}")
     if fraction == 0.0:
         return list(examples)
-    premises = sorted({e.premise for e in examples})
-    number = {premise: i for i, premise in enumerate(premises)}
-    pool = _Pool(premises)
+    pool = _Pool(sorted({e.premise for e in examples}))
     rng = random.Random(f"{seed}:dilute")
     out = []
     for example in examples:
-        own = split_sentences(example.premise)
+        index = pool.number[example.premise]
+        count = pool.sentence_counts[index]
         words = len(example.premise.split())
-        if len(own) >= window or words >= max_words or rng.random() >= fraction:
+        if count >= window or words >= max_words or rng.random() >= fraction:
             out.append(example)
             continue
-        related = pool.related(example.hypothesis, number[example.premise], example.premise, max_words - words,
-                               window - len(own), rng)
+        related = pool.related(example.hypothesis, index, max_words - words, window - count, rng)
         if not related:
             out.append(example)
             continue
