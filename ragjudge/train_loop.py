@@ -26,9 +26,10 @@ class Batches:
         self.examples = examples
         self.batch_size = batch_size
         self.seed = seed
-        # With ``pairs``, the two examples of a pair (Example.pair) always share a batch, for the pair loss;
-        # without, the order is the one of runs before pairs existed.
-        self.units = _units(examples) if pairs else None
+        # What goes into a batch together: with ``pairs`` the two examples of a pair (Example.pair), for the
+        # pair loss; without, each example alone, which gives the order of runs before pairs existed.
+        self.pairs = pairs
+        self.units = _units(examples) if pairs else [np.array([i], dtype=np.int64) for i in range(len(examples))]
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         enc = tokenizer([e.premise for e in examples], [e.hypothesis for e in examples],
                         truncation=True, max_length=max_length)
@@ -40,23 +41,10 @@ class Batches:
         return (len(self.examples) + self.batch_size - 1) // self.batch_size
 
     def order(self, epoch: int) -> list[np.ndarray]:
-        """The epoch's batches as index arrays: shuffle, sort by length within groups, shuffle the batches."""
+        """The epoch's batches as index arrays, seeded: shuffle the units (a pair or a lone example), sort them
+        by their longest member within groups, pack them into batches of at most ``batch_size``, shuffle the
+        batches."""
         rng = np.random.default_rng([self.seed, epoch])
-        if self.units is not None:
-            return self._paired_order(rng)
-        perm = rng.permutation(len(self.examples))
-        size = self.batch_size * _GROUP
-        batches: list[np.ndarray] = []
-        for start in range(0, len(perm), size):
-            chunk = perm[start : start + size]
-            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
-            batches.extend(chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size))
-        return [batches[i] for i in rng.permutation(len(batches))]
-
-    def _paired_order(self, rng: np.random.Generator) -> list[np.ndarray]:
-        """As :meth:`order`, with each pair kept whole: units (a pair or a lone example) are shuffled, sorted
-        by their longest member within groups, and packed into batches of at most ``batch_size``."""
-        assert self.units is not None
         units = [self.units[i] for i in rng.permutation(len(self.units))]
         longest = np.array([int(self.lengths[u].max()) for u in units], dtype=np.int64)
         batches: list[np.ndarray] = []
@@ -105,7 +93,7 @@ class Batches:
             out[key] = torch.from_numpy(grid)
         if with_labels:
             out["labels"] = torch.from_numpy(self.labels[rows])
-            if self.units is not None:
+            if self.pairs:
                 out["pair_rows"] = torch.from_numpy(self._pair_rows(rows))
         return out
 
