@@ -18,6 +18,7 @@ A directory written by ``ragjudge train`` loads with no other option: its labels
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
 from collections.abc import Mapping, Sequence
@@ -30,7 +31,7 @@ from pydantic import Field
 from ragjudge.errors import ConfigError
 from ragjudge.judges.base import Judge, JudgeOptions
 from ragjudge.judges.nli_labels import label_roles
-from ragjudge.judges.nli_runtime import Scorer, import_torch, load_pretrained, pick_device
+from ragjudge.judges.nli_runtime import Scorer, float32_head, import_torch, load_pretrained, pick_device
 from ragjudge.judges.nli_windows import Windower
 from ragjudge.records import Pair, Task, Verdict
 
@@ -95,6 +96,10 @@ class NLIJudge(Judge):
         device = pick_device(torch, opts.device)
         _check_quantize(torch, opts, device)
         model = _quantized(torch, _placed(torch, model, device, opts.dtype).eval(), opts.quantize)
+        autocast = "bfloat16" if opts.dtype == "bfloat16" and device == "cpu" else None
+        self.precision = _precision(opts, device)
+        if autocast:
+            model = float32_head(torch, model, device)
         if opts.compile:
             model = torch.compile(model)
         num_labels = int(model.config.num_labels)
@@ -105,11 +110,23 @@ class NLIJudge(Judge):
         self.max_length = _max_length(opts, tokenizer, model)
         # On CPU, large padded batches lose to small ones (cache misses); a GPU wants many rows at once.
         batch_size = opts.batch_size or (8 if device == "cpu" else 64)
-        autocast = "bfloat16" if opts.dtype == "bfloat16" and device == "cpu" else None
         self.scorer = Scorer(model, tokenizer, device, batch_size, self.max_length, autocast)
         self.windower = Windower(tokenizer, self.max_length, window_sentences=opts.window_sentences,
                                  overlap=opts.window_overlap, evidence_sentences=opts.evidence_sentences)
         self.truncated_claims = 0  # claims cut to fit, over the judge's life (each batch also warns)
+
+    @property
+    def fingerprint(self) -> dict[str, Any]:
+        """The base fingerprint plus the arithmetic the model runs in, folded into ``id``.
+
+        ``dtype`` and ``device`` are volatile options (``auto`` means fp16 on a GPU and fp32 on the CPU), but
+        what they resolve to is not: on the MiniLM judge, bf16 autocast moves probabilities by 1e-3 on average
+        and 1e-2 at most against float32, as much as int8 does, so a cache must not hand one's scores to the other.
+        """
+        body = {key: value for key, value in super().fingerprint.items() if key != "id"}
+        body["precision"] = self.precision
+        digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
+        return {**body, "id": digest[:16]}
 
     def judge_batch(self, pairs: Sequence[Pair]) -> list[Verdict]:
         """Score support and relevance pairs; identical (window, claim) rows are run once."""
@@ -194,12 +211,24 @@ def _tasks(task: str, num_labels: int) -> frozenset[Task]:
     return frozenset({Task(task)})
 
 
+def _precision(opts: NLIJudge.Options, device: str) -> str:
+    """The arithmetic the judge's forward passes run in: ``int8``, ``bfloat16-autocast``, or the weights' dtype."""
+    if opts.quantize != "none":
+        return opts.quantize
+    if opts.dtype == "bfloat16" and device == "cpu":
+        return "bfloat16-autocast"
+    if opts.dtype == "auto":
+        return "float16" if device.startswith("cuda") else "float32"
+    return opts.dtype
+
+
 def _placed(torch: Any, model: Any, device: str, dtype: str) -> Any:
     """The model on ``device``; half precision only on a GPU (``auto``: fp16 on cuda, bf16 on mps is slow).
 
     ``bfloat16`` on the CPU keeps float32 weights and runs each forward under bf16 autocast instead (matmuls
-    in bf16, layer norms and softmax in float32): on CPUs with AVX512-BF16 or AMX that is ~1.7x faster than
-    float32, with probabilities within ~1e-3 (benchmarks/nli_throughput.py measures both).
+    in bf16; the classification head in float32, :func:`~ragjudge.judges.nli_runtime.float32_head`): on CPUs
+    with AVX512-BF16 or AMX that is ~1.7x faster than float32, with probabilities within ~1e-3
+    (benchmarks/nli_throughput.py measures both).
     """
     if dtype == "auto":
         dtype = "float16" if device.startswith("cuda") else "float32"
@@ -228,8 +257,8 @@ def _quantized(torch: Any, model: Any, quantize: str) -> Any:
 
     Dynamic quantisation, as ONNX Runtime and Optimum do it for CPU inference: weights stored as int8, each
     activation quantised on the fly, the matmuls in int8 (fbgemm / oneDNN kernels); everything else stays
-    float32. Probabilities move by up to ~1e-2, so ``quantize`` is part of the judge's fingerprint (``dtype``,
-    whose bf16 moves them by ~1e-4, is not); benchmarks/nli_throughput.py measures the speed, and
+    float32. Probabilities move by up to ~1e-2 (the fingerprint records the precision);
+    benchmarks/nli_throughput.py measures the speed, and
     ``benchmarks/train_nli.py --nli-option quantize=int8`` the AUC of a trained judge.
     """
     if quantize == "none":

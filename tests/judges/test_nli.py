@@ -253,6 +253,21 @@ def test_bfloat16_on_cpu_is_autocast_over_float32_weights() -> None:
     assert mixed == pytest.approx(fp32, abs=0.02)
 
 
+def test_bfloat16_runs_the_head_in_float32_so_scores_are_not_on_the_bf16_grid() -> None:
+    judge = tiny_judge(max_length=40, dtype="bfloat16")
+    enc = judge.scorer.tokenizer([PREMISE, PREMISE], ["the cat sat", "the dog ran"], return_tensors="pt",
+                                 padding=True)
+    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+        logits = judge.scorer.model(**enc).logits
+        hidden = judge.scorer.model.bert.encoder.layer[0].intermediate(torch.ones(1, 32))
+    assert hidden.dtype == torch.bfloat16  # the encoder's matmuls are bf16...
+    assert logits.dtype == torch.float32  # ...the pooler's and the classifier's are not
+    assert not torch.equal(logits, logits.to(torch.bfloat16).float())
+    wrapped = judge.scorer.model.classifier.forward
+    NLIJudge(max_length=40, dtype="bfloat16", pretrained=(judge.scorer.model, judge.scorer.tokenizer))
+    assert judge.scorer.model.classifier.forward is wrapped  # wrapped once, however many judges share it
+
+
 def test_int8_quantises_a_copy_and_keeps_the_scores_close() -> None:
     model = build_model(None)
     fp32 = [v.score for v in NLIJudge(max_length=40, pretrained=(model, build_tokenizer())).judge(PAIRS)]
@@ -286,6 +301,13 @@ def test_device_auto_picks_cpu_without_accelerators(monkeypatch: pytest.MonkeyPa
 
 def test_volatile_options_leave_the_fingerprint_alone() -> None:
     assert tiny_judge(batch_size=1).fingerprint == tiny_judge(batch_size=7, threads=1).fingerprint
+    assert tiny_judge(dtype="auto").fingerprint == tiny_judge(dtype="float32", device="cpu").fingerprint
+
+
+def test_the_fingerprint_keeps_bf16_and_float32_scores_apart() -> None:
+    mixed, plain = tiny_judge(dtype="bfloat16"), tiny_judge()
+    assert (mixed.fingerprint["precision"], plain.fingerprint["precision"]) == ("bfloat16-autocast", "float32")
+    assert mixed.fingerprint["id"] != plain.fingerprint["id"]
     assert tiny_judge().fingerprint != tiny_judge(threshold=0.9).fingerprint
 
 
