@@ -8,9 +8,9 @@ Shape of a run: read and hash the data, hold out a seeded validation split, toke
 epoch a seeded order in which examples of similar length share a batch (dynamic padding, which on CPU is most
 of the speed). Validation AUC is measured every ``eval_every`` steps and at each epoch end; every improvement
 is saved to ``output`` (weights, tokenizer and ``ragjudge_nli.json``) so the directory is always a usable
-judge; training stops early after ``patience`` evaluations without improvement, or at ``max_time`` minutes. A
-checkpoint (``output/checkpoint``) is written at each epoch end and every ``save_every`` steps; a run started
-again with the same output directory resumes from it.
+judge; training stops early after ``patience`` evaluations without improvement, at ``max_time`` minutes, or
+after ``max_steps`` steps. A checkpoint (``output/checkpoint``) is written at each epoch end and every
+``save_every`` steps; a run started again with the same output directory resumes from it.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ class TrainConfig:
     eval_every: int = 0
     save_every: int = 500
     max_time: float | None = None  # minutes
+    max_steps: int | None = None  # optimizer steps: compares recipes at equal work, whatever the machine's speed
     augment: float = 0.0
     extrinsic: float = 0.0  # of the augmented premises, the fraction that also get an extrinsic-detail pair
     edits: tuple[str, ...] = DEFAULT_EDITS  # names of hard-negative edits (train_augment.EDITS)
@@ -80,6 +81,8 @@ class TrainConfig:
 
 def check_config(config: TrainConfig) -> None:
     """Refuse settings that would silently do nothing or something else than asked, before any work."""
+    if config.max_steps is not None and config.max_steps < 1:
+        raise ConfigError(f"--max-steps must be >= 1; got {config.max_steps}", key="max_steps")
     for name in ("augment", "extrinsic", "framing", "paraphrase", "dilute"):
         value = getattr(config, name)
         if not 0.0 <= value <= 1.0:
@@ -174,6 +177,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
     val_batches = Batches(tokenizer, val_set, config.max_length, 64, config.seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.01)
     total = config.epochs * len(batches)
+    total = min(total, config.max_steps) if config.max_steps else total
     state = state or TrainState()
     state.restore_optimizer(optimizer, checkpoint)
     _log(config, f"train {len(train_set)} / val {len(val_set)} examples, {len(batches)} batches per epoch, "
@@ -252,10 +256,13 @@ class _Run:
     def _periodic(self) -> None:
         cfg, step = self.config, self.state.step
         out_of_time = cfg.max_time is not None and self.elapsed() >= 60 * cfg.max_time
-        if out_of_time or (cfg.eval_every and step % cfg.eval_every == 0):
+        out_of_steps = cfg.max_steps is not None and step >= cfg.max_steps
+        if out_of_time or out_of_steps or (cfg.eval_every and step % cfg.eval_every == 0):
             self._evaluate(f"step {step}")
         if out_of_time:
             self.state.stopped = f"time budget of {cfg.max_time} minutes reached"
+        elif out_of_steps:
+            self.state.stopped = f"step budget of {cfg.max_steps} steps reached"
         if self.state.stopped or (cfg.save_every and step % cfg.save_every == 0):
             self._checkpoint()
 

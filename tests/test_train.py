@@ -223,6 +223,16 @@ def test_two_step_run_saves_a_judge_that_loads_with_no_options(tmp_path: Path, t
 
 
 @pytest.mark.slow
+def test_max_steps_stops_the_run_there(tmp_path: Path, tiny_base: Path, data: Path) -> None:
+    from ragjudge.train import train
+
+    metadata = train(_config(data, tmp_path / "judge", tiny_base, epochs=3, max_steps=3))  # type: ignore[arg-type]
+    assert metadata["steps"] == 3 and metadata["stop_reason"] == "step budget of 3 steps reached"
+    with pytest.raises(ConfigError, match="--max-steps must be >= 1"):
+        train(_config(data, tmp_path / "other", tiny_base, max_steps=0))  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
 def test_resume_continues_from_the_checkpoint(tmp_path: Path, tiny_base: Path, data: Path) -> None:
     from ragjudge.train import train
 

@@ -33,6 +33,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--eval-every", type=int, default=0, metavar="STEPS", help="also validate every N steps")
     p.add_argument("--save-every", type=int, default=500, metavar="STEPS", help="checkpoint every N steps")
     p.add_argument("--max-time", type=float, metavar="MINUTES", help="stop (and save) after this long")
+    p.add_argument("--max-steps", type=int, metavar="STEPS",
+                   help="stop (and save) after this many steps; the LR schedule spans them")
     p.add_argument("--augment", type=float, default=0.0, metavar="FRACTION",
                    help="make a positive and a hard negative from this fraction of premises")
     p.add_argument("--extrinsic", type=float, default=0.0, metavar="FRACTION",
@@ -82,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         data=args.data, output=args.output, base=args.base, epochs=args.epochs, max_samples=args.max_samples,
         max_length=args.max_length, batch_size=args.batch_size, seed=args.seed, lr=args.lr,
         val_size=args.val_size, patience=args.patience, eval_every=args.eval_every,
-        save_every=args.save_every, max_time=args.max_time, augment=args.augment, extrinsic=args.extrinsic,
+        save_every=args.save_every, max_time=args.max_time, max_steps=args.max_steps, augment=args.augment,
+        extrinsic=args.extrinsic,
         edits=edits, framing=args.framing, paraphrase=args.paraphrase, dilute=args.dilute, pair_loss=args.pair_loss,
         weights=_weights(args.weight), threads=args.threads, bf16=args.bf16, progress=not args.no_progress)
     metadata = train(config)
