@@ -108,11 +108,15 @@ class Judge(ABC):
 
     @property
     def fingerprint(self) -> dict[str, Any]:
-        """What identifies this judge's verdicts: name, version, verdict-relevant options and their hash."""
-        options = self.options.model_dump(mode="json", exclude=set(self.volatile_options))
-        body = {"name": self.name, "version": self.version, "options": options}
+        """What identifies this judge's verdicts: :meth:`identity` and its hash as ``id``."""
+        body = self.identity()
         digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
         return {**body, "id": digest[:16]}
+
+    def identity(self) -> dict[str, Any]:
+        """Name, version and verdict-relevant options; a subclass adds what else decides its verdicts."""
+        options = self.options.model_dump(mode="json", exclude=set(self.volatile_options))
+        return {"name": self.name, "version": self.version, "options": options}
 
     def _task_list(self) -> str:
         return ", ".join(sorted(task.value for task in self.tasks)) or "nothing"

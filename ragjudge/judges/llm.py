@@ -22,8 +22,6 @@ Needs the ``llm`` extra (``pip install 'ragjudge[llm]'``); the openai package is
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,18 +63,16 @@ class LLMJudge(Judge):
         super().__init__(options, **kwargs)
         self.engine = LLMEngine(self.options, client_factory)
 
-    @property
-    def fingerprint(self) -> dict[str, Any]:
-        """The base fingerprint plus the prompt templates' versions and hashes, folded into ``id``.
+    def identity(self) -> dict[str, Any]:
+        """The base identity plus the prompt templates' versions and hashes.
 
         ``base_url`` appears as host, port and path only: URLs are where credentials hide (user info, an
         ``api-key`` query parameter), and the fingerprint is written into results.
         """
-        body = {key: value for key, value in super().fingerprint.items() if key != "id"}
+        body = super().identity()
         body["options"] = {**body["options"], "base_url": self.options.endpoint_id()}
         body["prompts"] = template_versions()
-        digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
-        return {**body, "id": digest[:16]}
+        return body
 
     @property
     def stats(self) -> RunStats:

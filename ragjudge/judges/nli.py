@@ -18,7 +18,6 @@ A directory written by ``ragjudge train`` loads with no other option: its labels
 
 from __future__ import annotations
 
-import hashlib
 import json
 import warnings
 from collections.abc import Mapping, Sequence
@@ -96,8 +95,8 @@ class NLIJudge(Judge):
         device = pick_device(torch, opts.device)
         _check_quantize(torch, opts, device)
         model = _quantized(torch, _placed(torch, model, device, opts.dtype).eval(), opts.quantize)
-        autocast = "bfloat16" if opts.dtype == "bfloat16" and device == "cpu" else None
         self.precision = _precision(opts, device)
+        autocast = "bfloat16" if self.precision == "bfloat16-autocast" else None
         if autocast:
             model = float32_head(torch, model, device)
         if opts.compile:
@@ -115,18 +114,14 @@ class NLIJudge(Judge):
                                  overlap=opts.window_overlap, evidence_sentences=opts.evidence_sentences)
         self.truncated_claims = 0  # claims cut to fit, over the judge's life (each batch also warns)
 
-    @property
-    def fingerprint(self) -> dict[str, Any]:
-        """The base fingerprint plus the arithmetic the model runs in, folded into ``id``.
+    def identity(self) -> dict[str, Any]:
+        """The base identity plus the arithmetic the model runs in.
 
         ``dtype`` and ``device`` are volatile options (``auto`` means fp16 on a GPU and fp32 on the CPU), but
         what they resolve to is not: on the MiniLM judge, bf16 autocast moves probabilities by 1e-3 on average
         and 1e-2 at most against float32, as much as int8 does, so a cache must not hand one's scores to the other.
         """
-        body = {key: value for key, value in super().fingerprint.items() if key != "id"}
-        body["precision"] = self.precision
-        digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
-        return {**body, "id": digest[:16]}
+        return {**super().identity(), "precision": self.precision}
 
     def judge_batch(self, pairs: Sequence[Pair]) -> list[Verdict]:
         """Score support and relevance pairs; identical (window, claim) rows are run once."""

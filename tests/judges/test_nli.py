@@ -302,13 +302,13 @@ def test_device_auto_picks_cpu_without_accelerators(monkeypatch: pytest.MonkeyPa
 def test_volatile_options_leave_the_fingerprint_alone() -> None:
     assert tiny_judge(batch_size=1).fingerprint == tiny_judge(batch_size=7, threads=1).fingerprint
     assert tiny_judge(dtype="auto").fingerprint == tiny_judge(dtype="float32", device="cpu").fingerprint
+    assert tiny_judge().fingerprint != tiny_judge(threshold=0.9).fingerprint
 
 
 def test_the_fingerprint_keeps_bf16_and_float32_scores_apart() -> None:
     mixed, plain = tiny_judge(dtype="bfloat16"), tiny_judge()
     assert (mixed.fingerprint["precision"], plain.fingerprint["precision"]) == ("bfloat16-autocast", "float32")
     assert mixed.fingerprint["id"] != plain.fingerprint["id"]
-    assert tiny_judge().fingerprint != tiny_judge(threshold=0.9).fingerprint
 
 
 def test_blank_inputs_are_skipped_not_failed() -> None:
