@@ -215,6 +215,10 @@ class _Run:
         return min(1.0, progress / warm) if progress < warm else max(0.0, (1 - progress) / (1 - warm))
 
     def loop(self, torch: Any) -> None:
+        spent = self._budget_spent()
+        if spent:  # resumed with a budget the checkpoint has already used: stop before taking a step
+            self._evaluate(f"step {self.state.step}")
+            self.state.stopped = spent
         bar = _bar(self.config, self.total, self.state.step)
         while self.state.epoch < self.config.epochs and not self.state.stopped:
             for batch in self.batches.epoch(self.state.epoch, skip=self.state.batch_in_epoch):
@@ -253,16 +257,22 @@ class _Run:
             bar.set_postfix(loss=f"{self.state.loss:.3f}", best=f"{self.state.best_auc:.3f}", refresh=False)
         self._periodic()
 
+    def _budget_spent(self) -> str | None:
+        """Why the time or step budget stops the run now, or None while both last."""
+        cfg = self.config
+        if cfg.max_time is not None and self.elapsed() >= 60 * cfg.max_time:
+            return f"time budget of {cfg.max_time} minutes reached"
+        if cfg.max_steps is not None and self.state.step >= cfg.max_steps:
+            return f"step budget of {cfg.max_steps} steps reached"
+        return None
+
     def _periodic(self) -> None:
         cfg, step = self.config, self.state.step
-        out_of_time = cfg.max_time is not None and self.elapsed() >= 60 * cfg.max_time
-        out_of_steps = cfg.max_steps is not None and step >= cfg.max_steps
-        if out_of_time or out_of_steps or (cfg.eval_every and step % cfg.eval_every == 0):
+        spent = self._budget_spent()
+        if spent or (cfg.eval_every and step % cfg.eval_every == 0):
             self._evaluate(f"step {step}")
-        if out_of_time:
-            self.state.stopped = f"time budget of {cfg.max_time} minutes reached"
-        elif out_of_steps:
-            self.state.stopped = f"step budget of {cfg.max_steps} steps reached"
+        if spent:
+            self.state.stopped = spent
         if self.state.stopped or (cfg.save_every and step % cfg.save_every == 0):
             self._checkpoint()
 

@@ -228,6 +228,10 @@ def test_max_steps_stops_the_run_there(tmp_path: Path, tiny_base: Path, data: Pa
 
     metadata = train(_config(data, tmp_path / "judge", tiny_base, epochs=3, max_steps=3))  # type: ignore[arg-type]
     assert metadata["steps"] == 3 and metadata["stop_reason"] == "step budget of 3 steps reached"
+    # Resumed with a budget the checkpoint has already spent: no further step, the judge is still there.
+    again = train(_config(data, tmp_path / "judge", tiny_base, epochs=3, max_steps=2))  # type: ignore[arg-type]
+    assert again["steps"] == 3 and again["stop_reason"] == "step budget of 2 steps reached"
+    assert (tmp_path / "judge" / "model.safetensors").is_file()
     with pytest.raises(ConfigError, match="--max-steps must be >= 1"):
         train(_config(data, tmp_path / "other", tiny_base, max_steps=0))  # type: ignore[arg-type]
 
