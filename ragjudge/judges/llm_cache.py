@@ -6,7 +6,8 @@ texts. The API key is never part of it, nor is anything else secret; values are 
 prompts, no headers).
 
 The file uses write-ahead logging, so readers never block the writer, and a busy timeout, so concurrent
-writers wait their turn instead of failing. Every answer is committed as soon as it arrives: a run killed
+writers wait their turn instead of failing; opening retries the switch to WAL for the same time, because there
+sqlite can refuse at once instead of waiting. Every answer is committed as soon as it arrives: a run killed
 halfway keeps all it had finished, and the rerun sends only the rest.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import sqlite3
 import threading
 import time
@@ -24,6 +26,7 @@ from typing import Any
 __all__ = ["AnswerCache", "CacheKeyer"]
 
 _CHUNK = 500  # stays under sqlite's limit on bound parameters in one statement
+_WAIT_SECONDS = 60.0  # how long an opener or a writer waits for another process's lock
 
 
 class CacheKeyer:
@@ -45,14 +48,37 @@ class AnswerCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: each statement commits on its own, which is what makes a kill lose nothing.
-        self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, timeout=_WAIT_SECONDS, isolation_level=None, check_same_thread=False)
         self._lock = threading.Lock()  # one connection, used from whichever thread runs the event loop
-        self._db.execute("PRAGMA busy_timeout = 60000")
-        self._db.execute("PRAGMA journal_mode = WAL")
-        # NORMAL under WAL survives a killed process (not a power cut) and saves an fsync per answer.
-        self._db.execute("PRAGMA synchronous = NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS answers "
-                         "(key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL) WITHOUT ROWID")
+        self._db.execute(f"PRAGMA busy_timeout = {int(_WAIT_SECONDS * 1000)}")
+        self._setup()
+
+    def _setup(self) -> None:
+        """Switch the file to WAL and create the table, retrying while another process holds the lock.
+
+        The busy timeout does not cover every wait here: when two processes open a new file at once, the one
+        that holds a read lock while the other waits to write gets SQLITE_BUSY at once (sqlite's deadlock
+        rule skips the busy handler), so the switch to WAL is retried until ``_WAIT_SECONDS`` have passed.
+        """
+        deadline = time.monotonic() + _WAIT_SECONDS
+        pause = 0.005
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                # NORMAL under WAL survives a killed process (not a power cut) and saves an fsync per answer.
+                self._db.execute("PRAGMA synchronous = NORMAL")
+                self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
+                                 " created REAL NOT NULL) WITHOUT ROWID")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise sqlite3.OperationalError(
+                        f"answer cache {self.path}: still locked by another process after {_WAIT_SECONDS:.0f} s"
+                    ) from exc
+                time.sleep(pause * (1 + random.random()))  # jittered, so racing openers do not retry in step
+                pause = min(pause * 2, 0.2)
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         """The cached values of those ``keys`` that have one."""

@@ -142,6 +142,40 @@ for i in range(300):
 """
 
 
+def test_cache_opens_while_another_connection_commits_past_its_read_lock(tmp_path: Path) -> None:
+    # The race two processes opening one new file can hit: the opener holds a read lock and waits to switch the
+    # file to WAL while a writer waits for that read lock to commit. sqlite answers the opener "locked" at once
+    # (its busy handler is skipped to break the deadlock); the cache must retry rather than fail.
+    import threading
+    from time import sleep
+
+    path = tmp_path / "busy.sqlite"
+    writer = sqlite3.connect(path, timeout=10, isolation_level=None)
+    writer.execute("CREATE TABLE other (v)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO other VALUES (1)")
+    opened: list[object] = []
+
+    def open_cache() -> None:
+        try:
+            opened.append(AnswerCache(path))
+        except sqlite3.Error as exc:
+            opened.append(exc)
+
+    opener = threading.Thread(target=open_cache)
+    opener.start()
+    sleep(0.3)  # the opener now holds its read lock, waiting on the writer's reserved lock
+    writer.execute("COMMIT")
+    opener.join(30)
+    [cache] = opened
+    assert isinstance(cache, AnswerCache), cache
+    cache.put("k", {"v": 1})
+    assert cache.get_many(["k"]) == {"k": {"v": 1}}
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    writer.close()
+    cache.close()
+
+
 def test_cache_survives_concurrent_writer_processes(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite"
     procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), name]) for name in "abc"]
