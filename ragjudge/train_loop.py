@@ -29,7 +29,8 @@ class Batches:
         # What goes into a batch together: with ``pairs`` the two examples of a pair (Example.pair), for the
         # pair loss; without, each example alone, which gives the order of runs before pairs existed.
         self.pairs = pairs
-        self.units = _units(examples) if pairs else [np.array([i], dtype=np.int64) for i in range(len(examples))]
+        self.units = (_units(examples, batch_size) if pairs
+                      else [np.array([i], dtype=np.int64) for i in range(len(examples))])
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         enc = tokenizer([e.premise for e in examples], [e.hypothesis for e in examples],
                         truncation=True, max_length=max_length)
@@ -107,8 +108,10 @@ class Batches:
         return np.array([rs for rs in found.values() if min(rs) >= 0], dtype=np.int64).reshape(-1, 2)
 
 
-def _units(examples: list[Example]) -> list[np.ndarray]:
-    """Index arrays of the examples that go into a batch together: each pair, and each lone example."""
+def _units(examples: list[Example], batch_size: int) -> list[np.ndarray]:
+    """Index arrays of the examples that go into a batch together: each pair (with the copies ``--weight``
+    made of it), and each lone example. A pair whose copies would not fit in one batch goes in as
+    (positive, negative) couples instead, so no batch grows past ``batch_size``."""
     members: dict[int, list[int]] = {}
     units: list[list[int]] = []
     for index, example in enumerate(examples):
@@ -119,7 +122,19 @@ def _units(examples: list[Example]) -> list[np.ndarray]:
         else:
             members[example.pair] = [index]
             units.append(members[example.pair])
-    return [np.array(unit, dtype=np.int64) for unit in units]
+    fitted: list[list[int]] = []
+    for unit in units:
+        fitted.extend(_couples(unit, examples) if len(unit) > batch_size else [unit])
+    return [np.array(unit, dtype=np.int64) for unit in fitted]
+
+
+def _couples(unit: list[int], examples: list[Example]) -> list[list[int]]:
+    """The copies of one pair as (positive, negative) couples; a copy left without a partner goes alone."""
+    positives = [i for i in unit if examples[i].label == 1]
+    negatives = [i for i in unit if examples[i].label != 1]
+    couples = [list(c) for c in zip(positives, negatives, strict=False)]
+    spare = positives[len(couples):] + negatives[len(couples):]
+    return couples + [[i] for i in spare]
 
 
 def pair_loss(logits: Any, pair_rows: Any) -> Any:

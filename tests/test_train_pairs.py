@@ -122,3 +122,24 @@ def test_a_run_with_pair_loss_trains_and_records_it(tmp_path: Path) -> None:
     assert args.func(args) == 0
     metadata = json.loads((output / METADATA_FILE).read_text())
     assert metadata["pair_loss"] == 0.5 and metadata["steps"] >= 2
+
+
+def test_a_pair_weighted_past_the_batch_size_goes_in_as_couples() -> None:
+    pytest.importorskip("torch")
+    from tiny_nli import build_tokenizer
+
+    from ragjudge.train_data import weighted
+    from ragjudge.train_loop import Batches
+
+    # --weight augment=5 makes five copies of each example of a pair: ten members, more than a batch of 4 holds.
+    made = augment([Example(p, "h", 1, "x") for p in PREMISES[:2]], 1.0, seed=0)
+    examples = weighted(made, {"augment": 5.0}, 0)
+    assert len(examples) == 5 * len(made)
+    batches = Batches(build_tokenizer(), examples, max_length=64, batch_size=4, seed=0, pairs=True)
+    order = batches.order(0)
+    assert all(len(rows) <= 4 for rows in order)
+    assert sorted(i for rows in order for i in rows.tolist()) == list(range(len(examples)))
+    # Every batch still ranks whole (positive, negative) couples of one pair.
+    for rows in order:
+        tensors = batches.tensors(rows, with_labels=True)
+        assert len(tensors["pair_rows"]) >= 1
