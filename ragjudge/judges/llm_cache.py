@@ -48,9 +48,9 @@ class AnswerCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: each statement commits on its own, which is what makes a kill lose nothing.
+        # timeout is sqlite's busy timeout (sqlite3_busy_timeout), so no PRAGMA busy_timeout is needed.
         self._db = sqlite3.connect(self.path, timeout=_WAIT_SECONDS, isolation_level=None, check_same_thread=False)
         self._lock = threading.Lock()  # one connection, used from whichever thread runs the event loop
-        self._db.execute(f"PRAGMA busy_timeout = {int(_WAIT_SECONDS * 1000)}")
         self._setup()
 
     def _setup(self) -> None:
