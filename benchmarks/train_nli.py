@@ -93,6 +93,40 @@ def auc(data: Path, got: dict[str, float | None]) -> tuple[float, int, int]:
     return float(roc_auc_score([r["label"] for r in rows], filled)), len(rows), predicted.count(None)
 
 
+def by_group(data: Path, got: dict[str, float | None]) -> dict[str, float]:
+    """AUC per ``meta.domain`` and within a document (rows sharing a first context, weighted by size).
+
+    Pooled AUC mixes two things: ranking an answer against others on the same document, and putting different
+    documents on one scale. SummEdits makes several edited summaries of each document, so the two can be told
+    apart there; a group with one label has no AUC and is left out.
+    """
+    rows = [json.loads(line) for line in data.open(encoding="utf-8")]
+    domains: dict[str, list[tuple[int, float]]] = {}
+    documents: dict[str, list[tuple[int, float]]] = {}
+    for row in rows:
+        value = got.get(str(row["id"]))
+        pair = (int(row["label"]), 0.5 if value is None else value)
+        domain = (row.get("meta") or {}).get("domain")
+        if domain:
+            domains.setdefault(f"domain {domain}", []).append(pair)
+        documents.setdefault(row["contexts"][0] if row["contexts"] else "", []).append(pair)
+    out = {name: _group_auc(pairs) for name, pairs in sorted(domains.items()) if _two_labels(pairs)}
+    ranked = [pairs for pairs in documents.values() if _two_labels(pairs)]
+    if ranked and len(ranked) < len(rows):
+        weight = sum(len(pairs) for pairs in ranked)
+        out["within document"] = sum(_group_auc(pairs) * len(pairs) for pairs in ranked) / weight
+        out["documents ranked"] = len(ranked)
+    return {name: round(value, 4) for name, value in out.items()}
+
+
+def _two_labels(pairs: list[tuple[int, float]]) -> bool:
+    return len({label for label, _ in pairs}) == 2
+
+
+def _group_auc(pairs: list[tuple[int, float]]) -> float:
+    return float(roc_auc_score([label for label, _ in pairs], [value for _, value in pairs]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", help="a trained judge directory (skips training)")
@@ -126,10 +160,13 @@ def main() -> None:
         row: dict[str, object] = {"set": path.stem}
         for name, options, mode in runs:
             started = time.monotonic()
-            value, n, skipped = auc(data, scores(data, name, options, work, mode, args.questions))
+            got = scores(data, name, options, work, mode, args.questions)
+            value, n, skipped = auc(data, got)
             key = name if name == "nli" else f"{name}/{mode}"
             row[key], row["n"], row[f"{key}_skipped"] = value, n, skipped
             row[f"{key}_seconds"] = round(time.monotonic() - started, 1)
+            if name == "nli":
+                row["nli_by_group"] = by_group(data, got)
         table.append(row)
         print(json.dumps(row), flush=True)
     print_table(table, modes)
