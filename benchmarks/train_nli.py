@@ -37,6 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from sklearn.metrics import roc_auc_score
 
@@ -87,12 +88,17 @@ def scores(data: Path, judge: str, options: list[str], work: Path, claim_scoring
     return {r["id"]: r["faithfulness"] for r in map(json.loads, out.open(encoding="utf-8"))}
 
 
-def auc(data: Path, got: dict[str, float | None]) -> tuple[float, int, int]:
-    """AUC-ROC against the human labels, sample count, skipped count."""
+def filled(data: Path, got: dict[str, float | None]) -> tuple[list[dict[str, Any]], list[float], int]:
+    """The set's rows, each one's score (0.5 where the metric skipped it), and how many were skipped."""
     rows = [json.loads(line) for line in data.open(encoding="utf-8")]
     predicted = [got.get(str(r["id"])) for r in rows]
-    filled = [0.5 if p is None else p for p in predicted]
-    return float(roc_auc_score([r["label"] for r in rows], filled)), len(rows), predicted.count(None)
+    return rows, [0.5 if p is None else p for p in predicted], predicted.count(None)
+
+
+def auc(data: Path, got: dict[str, float | None]) -> tuple[float, int, int]:
+    """AUC-ROC against the human labels, sample count, skipped count."""
+    rows, values, skipped = filled(data, got)
+    return float(roc_auc_score([r["label"] for r in rows], values)), len(rows), skipped
 
 
 def by_group(data: Path, got: dict[str, float | None]) -> dict[str, float]:
@@ -102,19 +108,18 @@ def by_group(data: Path, got: dict[str, float | None]) -> dict[str, float]:
     documents on one scale. SummEdits makes several edited summaries of each document, so the two can be told
     apart there; a group with one label has no AUC and is left out.
     """
-    rows = [json.loads(line) for line in data.open(encoding="utf-8")]
+    rows, values, _ = filled(data, got)
     domains: dict[str, list[tuple[int, float]]] = {}
     documents: dict[str, list[tuple[int, float]]] = {}
-    for row in rows:
-        value = got.get(str(row["id"]))
-        pair = (int(row["label"]), 0.5 if value is None else value)
+    for row, value in zip(rows, values):
+        pair = (int(row["label"]), value)
         domain = (row.get("meta") or {}).get("domain")
         if domain:
             domains.setdefault(f"domain {domain}", []).append(pair)
         documents.setdefault(row["contexts"][0] if row["contexts"] else "", []).append(pair)
     out = {name: _group_auc(pairs) for name, pairs in sorted(domains.items()) if _two_labels(pairs)}
     ranked = [pairs for pairs in documents.values() if _two_labels(pairs)]
-    if ranked and len(ranked) < len(rows):
+    if ranked:
         weight = sum(len(pairs) for pairs in ranked)
         out["within document"] = sum(_group_auc(pairs) * len(pairs) for pairs in ranked) / weight
         out["documents ranked"] = len(ranked)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -20,6 +22,17 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.fail(f"shared data not found at {path}: tests need ../shared/data beside the repository")
     return path
+
+
+@pytest.fixture
+def train_nli_benchmark(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """``benchmarks/train_nli.py`` loaded as a module (it sets HF_HUB_OFFLINE; the monkeypatch undoes that)."""
+    spec = importlib.util.spec_from_file_location("train_nli_benchmark", REPO / "benchmarks" / "train_nli.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    spec.loader.exec_module(module)
+    return module
 
 
 class ScriptedJudge(Judge):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -10,18 +9,8 @@ from types import ModuleType
 import pytest
 
 
-def _benchmark(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "train_nli.py"
-    spec = importlib.util.spec_from_file_location("train_nli_benchmark", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_by_group_weights_documents_by_size_and_skips_one_label_groups(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, train_nli_benchmark: ModuleType
 ) -> None:
     rows = [  # (id, document, domain, label, score)
         ("a1", "doc A", "x", 1, 0.9), ("a2", "doc A", "x", 0, 0.1),
@@ -32,7 +21,7 @@ def test_by_group_weights_documents_by_size_and_skips_one_label_groups(
     data.write_text("".join(json.dumps({"id": i, "contexts": [d], "answer": "", "label": y, "meta": {"domain": m}})
                             + "\n" for i, d, m, y, _ in rows), encoding="utf-8")
     got: dict[str, float | None] = {i: s for i, _, _, _, s in rows}
-    out = _benchmark(monkeypatch).by_group(data, got)
+    out = train_nli_benchmark.by_group(data, got)
     # By hand: doc A ranks its one pair right (1.0); doc B wins one of two pairs (0.5); doc C has one label.
     assert out["within document"] == pytest.approx((1.0 * 2 + 0.5 * 3) / 5, abs=1e-4)
     assert out["documents ranked"] == 2
@@ -41,9 +30,9 @@ def test_by_group_weights_documents_by_size_and_skips_one_label_groups(
 
 
 def test_by_group_is_empty_when_every_row_has_its_own_document(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, train_nli_benchmark: ModuleType
 ) -> None:
     data = tmp_path / "set.jsonl"
     data.write_text("".join(json.dumps({"id": str(k), "contexts": [f"doc {k}"], "answer": "", "label": k % 2})
                             + "\n" for k in range(4)), encoding="utf-8")
-    assert _benchmark(monkeypatch).by_group(data, {"0": 0.1, "1": 0.9, "2": None, "3": 0.4}) == {}
+    assert train_nli_benchmark.by_group(data, {"0": 0.1, "1": 0.9, "2": None, "3": 0.4}) == {}
