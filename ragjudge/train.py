@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ragjudge.errors import ConfigError
-from ragjudge.judges.nli_runtime import import_torch
+from ragjudge.judges.nli_runtime import import_torch, warn_emulated_bf16
 from ragjudge.train_augment import DEFAULT_EDITS, EDITS, augment
 from ragjudge.train_data import Example, data_fingerprint, read_examples, split_examples, weighted
 from ragjudge.train_loop import Batches, evaluate, pair_loss, save_judge
@@ -165,6 +165,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
     if config.threads:
         torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
+    if config.bf16:
+        warn_emulated_bf16(torch, "ragjudge train --bf16", "train without --bf16")
     output = Path(config.output)
     fingerprint = data_fingerprint(config.data)
     train_set, val_set = _examples(config)

@@ -309,6 +309,20 @@ def test_bf16_autocast_training_keeps_float32_weights(tmp_path: Path, tiny_base:
     assert differ and all(torch.allclose(a[k], b[k], atol=1e-2) for k in differ)
 
 
+def test_bf16_training_warns_on_a_cpu_that_emulates_it(tmp_path: Path, tiny_base: Path, data: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from ragjudge.train import train
+
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    with pytest.warns(RuntimeWarning, match="ragjudge train --bf16: this CPU has neither.*without --bf16"):
+        metadata = train(_config(data, tmp_path / "out", tiny_base, max_samples=12, seed=3,  # type: ignore[arg-type]
+                                 bf16=True, max_steps=1))
+    assert metadata["bf16"] is True and metadata["steps"] == 1  # warned, and still trained as asked
+
+
 def test_cli_registers_train() -> None:
     from ragjudge.cli import build_parser
 

@@ -36,3 +36,13 @@ def test_by_group_is_empty_when_every_row_has_its_own_document(
     data.write_text("".join(json.dumps({"id": str(k), "contexts": [f"doc {k}"], "answer": "", "label": k % 2})
                             + "\n" for k in range(4)), encoding="utf-8")
     assert train_nli_benchmark.by_group(data, {"0": 0.1, "1": 0.9, "2": None, "3": 0.4}) == {}
+
+
+def test_the_recipe_drops_bf16_only_where_the_cpu_emulates_it(train_nli_benchmark: ModuleType) -> None:
+    recipe, options = train_nli_benchmark.TRAIN_ARGS, train_nli_benchmark.NLI_OPTIONS
+    assert "--bf16" in recipe and "dtype=bfloat16" in options
+    for native in (True, None):  # bf16 in hardware, or torch cannot tell: the recipe as published
+        assert train_nli_benchmark.on_this_cpu(recipe, native) == recipe
+    emulated = train_nli_benchmark.on_this_cpu(recipe, False)
+    assert emulated == [a for a in recipe if a != "--bf16"] and "--max-time" in emulated
+    assert train_nli_benchmark.on_this_cpu(options, False) == [o for o in options if o != "dtype=bfloat16"]

@@ -30,7 +30,14 @@ from pydantic import Field
 from ragjudge.errors import ConfigError
 from ragjudge.judges.base import Judge, JudgeOptions
 from ragjudge.judges.nli_labels import label_roles
-from ragjudge.judges.nli_runtime import Scorer, float32_head, import_torch, load_pretrained, pick_device
+from ragjudge.judges.nli_runtime import (
+    Scorer,
+    float32_head,
+    import_torch,
+    load_pretrained,
+    pick_device,
+    warn_emulated_bf16,
+)
 from ragjudge.judges.nli_windows import Windower
 from ragjudge.records import Pair, Task, Verdict
 
@@ -98,6 +105,7 @@ class NLIJudge(Judge):
         self.precision = _precision(opts, device)
         autocast = "bfloat16" if self.precision == "bfloat16-autocast" else None
         if autocast:
+            warn_emulated_bf16(torch, "nli judge, dtype='bfloat16'", "use dtype='float32' (or 'auto')")
             model = float32_head(torch, model, device)
         if opts.compile:
             model = torch.compile(model)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,8 @@ import numpy as np
 
 from ragjudge.errors import ConfigError, MissingDependencyError
 
-__all__ = ["ModelLoadError", "Scorer", "float32_head", "import_torch", "load_pretrained", "pick_device"]
+__all__ = ["ModelLoadError", "Scorer", "float32_head", "import_torch", "load_pretrained", "native_bf16", "pick_device",
+           "warn_emulated_bf16"]
 
 _INPUTS = ("input_ids", "token_type_ids", "attention_mask")
 
@@ -74,6 +76,34 @@ def pick_device(torch: Any, wanted: str) -> str:
         return "cuda"
     mps = getattr(torch.backends, "mps", None)
     return "mps" if mps is not None and mps.is_available() else "cpu"
+
+
+def native_bf16(torch: Any) -> bool | None:
+    """Whether this CPU runs bf16 matmuls in hardware (AVX512-BF16 or AMX); None when torch cannot tell.
+
+    Without either, oneDNN emulates bf16 and CPU autocast is far slower than float32, not faster: on an AMD
+    EPYC (Zen 3, AVX2 only) a MiniLM training step of 16 x 128 tokens took 34 s under bf16 autocast against
+    1.5 s in float32, and an inference batch of 8 x 128 about 8x as long.
+    """
+    cpu = getattr(torch, "cpu", None)
+    named = (getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"))
+    probes: list[Callable[[], object]] = [probe for probe in named if callable(probe)]
+    if not probes:
+        return None
+    try:
+        return any(bool(probe()) for probe in probes)
+    except RuntimeError:
+        return None
+
+
+def warn_emulated_bf16(torch: Any, who: str, instead: str) -> bool:
+    """Warn that ``who`` asked for CPU bf16 autocast on a CPU that emulates it; whether it warned."""
+    if native_bf16(torch) is not False:
+        return False
+    warnings.warn(f"{who}: this CPU has neither AVX512-BF16 nor AMX, so bf16 autocast is emulated and runs "
+                  f"8x (inference) to 20x (training) slower than float32 here; {instead}", RuntimeWarning,
+                  stacklevel=3)
+    return True
 
 
 def float32_head(torch: Any, model: Any, device: str) -> Any:

@@ -24,7 +24,7 @@ from ragjudge.errors import ConfigError, JudgeTaskError, MissingDependencyError 
 from ragjudge.judges.nli import NLIJudge  # noqa: E402
 from ragjudge.judges.nli_evidence import EvidenceIndex  # noqa: E402
 from ragjudge.judges.nli_labels import label_roles  # noqa: E402
-from ragjudge.judges.nli_runtime import ModelLoadError, pick_device  # noqa: E402
+from ragjudge.judges.nli_runtime import ModelLoadError, native_bf16, pick_device  # noqa: E402
 from ragjudge.judges.nli_windows import Windower, split_sentences  # noqa: E402
 from ragjudge.records import Pair, Status, Task  # noqa: E402
 from ragjudge.testing.conformance import parametrize_judge_checks  # noqa: E402
@@ -266,6 +266,30 @@ def test_bfloat16_runs_the_head_in_float32_so_scores_are_not_on_the_bf16_grid() 
     wrapped = judge.scorer.model.classifier.forward
     NLIJudge(max_length=40, dtype="bfloat16", pretrained=(judge.scorer.model, judge.scorer.tokenizer))
     assert judge.scorer.model.classifier.forward is wrapped  # wrapped once, however many judges share it
+
+
+def test_bfloat16_warns_on_a_cpu_that_emulates_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    assert native_bf16(torch) is False
+    with pytest.warns(RuntimeWarning, match="neither AVX512-BF16 nor AMX.*dtype='float32'"):
+        judge = tiny_judge(max_length=40, dtype="bfloat16")
+    assert judge.precision == "bfloat16-autocast"  # asked for explicitly: warned, still honoured
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tiny_judge(max_length=40)  # float32 never warns
+        monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: True)
+        assert native_bf16(torch) is True
+        tiny_judge(max_length=40, dtype="bfloat16")  # AMX (or AVX512-BF16): no warning
+
+
+def test_native_bf16_is_unknown_when_torch_has_no_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(torch.cpu, "_is_avx512_bf16_supported")
+    monkeypatch.delattr(torch.cpu, "_is_amx_tile_supported")
+    assert native_bf16(torch) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tiny_judge(max_length=40, dtype="bfloat16")  # cannot tell: no warning
 
 
 def test_int8_quantises_a_copy_and_keeps_the_scores_close() -> None:
