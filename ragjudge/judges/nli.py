@@ -145,6 +145,14 @@ class NLIJudge(Judge):
     # -- support -----------------------------------------------------------------------------------------
 
     def _support(self, pairs: list[Pair]) -> list[Verdict]:
+        return [self._support_verdict(item) for item in self.window_scores(pairs)]
+
+    def window_scores(self, pairs: Sequence[Pair]) -> list[list[np.ndarray] | str]:
+        """Per support pair: each premise's window scores (its evidence window last), or why it is skipped.
+
+        The verdict reduces these (``aggregate`` over a premise's windows, max over premises); they are public
+        so that ``benchmarks/nli_aggregations.py`` can measure other reductions from the same forward passes.
+        """
         self.windower.prepare(t for p in pairs for t in (p.text, *p.premises))
         rows: dict[tuple[str, str], int] = {}
         per_pair: list[list[list[int]] | str] = []  # row ids per premise, or the reason to skip
@@ -161,13 +169,13 @@ class NLIJudge(Judge):
             per_pair.append(groups if groups else "no premise text to judge against")
         self._warn_truncated(truncated)
         scores = self._row_scores(self.scorer.probabilities([w for w, _ in rows], [c for _, c in rows]))
-        return [self._support_verdict(item, scores) for item in per_pair]
+        return [item if isinstance(item, str) else [scores[group] for group in item] for item in per_pair]
 
-    def _support_verdict(self, item: list[list[int]] | str, scores: np.ndarray) -> Verdict:
+    def _support_verdict(self, item: list[np.ndarray] | str) -> Verdict:
         if isinstance(item, str):
             return Verdict.skipped(item)
         reduce = np.max if self.options.aggregate == "max" else np.mean
-        score = max(float(reduce(scores[group])) for group in item)
+        score = max(float(reduce(group)) for group in item)
         return _verdict(score, self.options.threshold, ("supported", "unsupported"))
 
     def _row_scores(self, probs: np.ndarray) -> np.ndarray:
@@ -185,7 +193,7 @@ class NLIJudge(Judge):
         if count:
             self.truncated_claims += count
             warnings.warn(f"nli judge: {count} claim(s) longer than max_length={self.max_length} allows were "
-                          "truncated to fit beside the premise", stacklevel=4)
+                          "truncated to fit beside the premise", stacklevel=5)
 
     # -- relevance ---------------------------------------------------------------------------------------
 
