@@ -143,7 +143,7 @@ def main() -> None:
 
     from ragjudge.judges.nli_runtime import native_bf16
 
-    # On a CPU without AVX512-BF16 or AMX, bf16 autocast is emulated and 8x slower than float32: not a
+    # On a CPU without AVX512-BF16 or AMX, bf16 autocast is emulated and 6x slower than float32: not a
     # precision anyone would run there, and its rows would take most of an hour. They are left out, saying so.
     with_bf16 = native_bf16(torch) is not False
     if not with_bf16:

@@ -60,7 +60,7 @@ def on_this_cpu(arguments: list[str], native: bool | None) -> list[str]:
     """The recipe's arguments as run here: bf16 autocast dropped where the CPU emulates it (``native`` False).
 
     The published runs had AVX512-BF16 or AMX, where bf16 autocast is faster than float32; on a CPU with
-    neither it is 8x to 20x slower (``ragjudge.judges.nli_runtime.native_bf16``), and the 85-minute budget
+    neither it is 6x to 18x slower (``ragjudge.judges.nli_runtime.native_bf16``), and the 85-minute budget
     would buy a few hundred steps, so there the recipe trains and scores in float32.
     """
     return [a for a in arguments if a not in BF16_FLAGS] if native is False else list(arguments)
@@ -171,7 +171,7 @@ def main() -> None:
     native = native_bf16(torch)
     if native is False:
         print("this CPU has neither AVX512-BF16 nor AMX: the recipe's --bf16 and dtype=bfloat16 are dropped "
-              "(float32 is 8x to 20x faster here)", flush=True)
+              "(float32 is 6x to 18x faster here)", flush=True)
     if model is None:
         started = time.monotonic()
         subprocess.run([*RAGJUDGE, "train", *on_this_cpu(TRAIN_ARGS, native), "--output", args.output],

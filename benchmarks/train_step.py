@@ -1,10 +1,12 @@
 """Training step time of the MiniLM judge: float32 against bf16 autocast (``ragjudge train --bf16``).
 
-The same 12 batches of 16 pairs from ``../shared/data/nli/nli_all.jsonl`` (max_length 256, padded to each
-batch's longest), forward + backward + AdamW step, the two modes interleaved ``--repeat`` times after one
-warm-up pass each; prints seconds per step and the ratio.
+The same ``--batches`` batches (12) of 16 pairs from ``../shared/data/nli/nli_all.jsonl`` (max_length 256,
+padded to each batch's longest), forward + backward + AdamW step, the two modes interleaved ``--repeat`` times
+after one warm-up pass each; prints seconds per step and the ratio, then the same for inference (forward passes
+under ``torch.inference_mode``, as the nli judge runs them), and whether the CPU has bf16 in hardware
+(AVX512-BF16 or AMX; without it bf16 is emulated, and the ratio falls far below 1).
 
-    python benchmarks/train_step.py [--threads 2] [--repeat 2]
+    python benchmarks/train_step.py [--threads 2] [--repeat 2] [--batches 12]
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--batches", type=int, default=12)
     args = parser.parse_args()
     if not DATA.is_file():
         raise SystemExit(f"needs {DATA} (the shared NLI data next to the repository)")
@@ -39,7 +42,7 @@ def main() -> None:
     rows = [json.loads(line) for line in DATA.open(encoding="utf-8")]
     random.Random(0).shuffle(rows)
     batches = []
-    for start in range(0, 16 * 12, 16):
+    for start in range(0, 16 * args.batches, 16):
         chunk = rows[start : start + 16]
         enc = tokenizer([r["premise"] for r in chunk], [r["hypothesis"] for r in chunk], truncation=True,
                         max_length=256, padding=True, return_tensors="pt")
@@ -60,12 +63,25 @@ def main() -> None:
             optimizer.zero_grad()
         return (time.perf_counter() - start) / len(batches)
 
-    per_step(False)
-    per_step(True)
-    for _ in range(args.repeat):
-        full, mixed = per_step(False), per_step(True)
-        print(f"float32 {full:.3f} s/step   bf16 autocast {mixed:.3f} s/step   ratio {full / mixed:.2f}x",
-              flush=True)
+    def per_forward(bf16: bool) -> float:
+        start = time.perf_counter()
+        with torch.inference_mode():
+            for batch in batches:
+                mixed: Any = torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
+                with mixed:
+                    model(**{k: v for k, v in batch.items() if k != "labels"})
+        return (time.perf_counter() - start) / len(batches)
+
+    from ragjudge.judges.nli_runtime import native_bf16
+
+    print(f"bf16 in hardware (AVX512-BF16 or AMX): {native_bf16(torch)}", flush=True)
+    for name, run in (("training step", per_step), ("inference batch", per_forward)):
+        run(False)
+        run(True)
+        for _ in range(args.repeat):
+            full, mixed = run(False), run(True)
+            print(f"{name}: float32 {full:.3f} s   bf16 autocast {mixed:.3f} s   ratio {full / mixed:.2f}x",
+                  flush=True)
 
 
 if __name__ == "__main__":
