@@ -23,11 +23,9 @@ then fixed and measured, not as a result.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import pickle
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -120,14 +118,6 @@ def apply(rule: Rule, answers: Sequence[Windows | None]) -> list[float]:
     return [0.5 if a is None else rule(a) for a in answers]
 
 
-def _train_nli() -> Any:
-    spec = importlib.util.spec_from_file_location("train_nli", HERE / "train_nli.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", required=True, help="a trained judge directory")
@@ -136,12 +126,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     import torch
+    import train_nli as bench  # beside this script, which is sys.path[0] when it runs
     from sklearn.metrics import roc_auc_score
 
     from ragjudge.judges.nli import NLIJudge
     from ragjudge.judges.nli_runtime import native_bf16
 
-    bench = _train_nli()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     options = dict(o.split("=", 1) for o in bench.on_this_cpu(bench.NLI_OPTIONS, native_bf16(torch)))
@@ -193,4 +183,4 @@ def _key(model: str, options: dict[str, str]) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -148,9 +148,8 @@ def main() -> None:
     with_bf16 = native_bf16(torch) is not False
     if not with_bf16:
         print("this CPU has neither AVX512-BF16 nor AMX: the bf16 autocast rows are left out", flush=True)
-    variants = {"int8 dynamic": variant(judge, quantize="int8")}
-    if with_bf16:
-        variants = {"bf16 autocast": variant(judge, dtype="bfloat16"), **variants}
+    variants = {"bf16 autocast": variant(judge, dtype="bfloat16")} if with_bf16 else {}
+    variants["int8 dynamic"] = variant(judge, quantize="int8")
     for other in variants.values():
         other.judge(pairs[:64])
     results = {"bare model forward": bare(judge, rows)}

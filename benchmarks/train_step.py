@@ -52,11 +52,13 @@ def main() -> None:
     model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=2)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
 
+    def precision(bf16: bool) -> Any:
+        return torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
+
     def per_step(bf16: bool) -> float:
         start = time.perf_counter()
         for batch in batches:
-            mixed: Any = torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
-            with mixed:
+            with precision(bf16):
                 loss = model(**batch).loss
             loss.backward()
             optimizer.step()
@@ -67,8 +69,7 @@ def main() -> None:
         start = time.perf_counter()
         with torch.inference_mode():
             for batch in batches:
-                mixed: Any = torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
-                with mixed:
+                with precision(bf16):
                     model(**{k: v for k, v in batch.items() if k != "labels"})
         return (time.perf_counter() - start) / len(batches)
 

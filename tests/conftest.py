@@ -24,15 +24,24 @@ def shared_data(*parts: str) -> Path:
     return path
 
 
-@pytest.fixture
-def train_nli_benchmark(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """``benchmarks/train_nli.py`` loaded as a module (it sets HF_HUB_OFFLINE; the monkeypatch undoes that)."""
-    spec = importlib.util.spec_from_file_location("train_nli_benchmark", REPO / "benchmarks" / "train_nli.py")
+def _benchmark(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """``benchmarks/NAME.py`` loaded as a module (it sets HF_HUB_OFFLINE; the monkeypatch undoes that)."""
+    spec = importlib.util.spec_from_file_location(f"{name}_benchmark", REPO / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def train_nli_benchmark(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    return _benchmark("train_nli", monkeypatch)
+
+
+@pytest.fixture
+def nli_aggregations_benchmark(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    return _benchmark("nli_aggregations", monkeypatch)
 
 
 class ScriptedJudge(Judge):

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -20,7 +18,6 @@ from ragjudge.judges.nli import NLIJudge  # noqa: E402
 from ragjudge.metrics.generation import Faithfulness  # noqa: E402
 from ragjudge.records import Sample, Status  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 PREMISE = ("The cat sat on the mat. It was a sunny day in the town. The dog ran after a red ball. "
            "Later it rained and everyone went home.")
 ROWS = [
@@ -33,12 +30,8 @@ ROWS = [
 
 
 @pytest.fixture
-def aggregations() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("nli_aggregations", REPO / "benchmarks" / "nli_aggregations.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def aggregations(nli_aggregations_benchmark: ModuleType) -> ModuleType:
+    return nli_aggregations_benchmark
 
 
 def test_the_judge_rule_equals_the_metric_on_the_judge(aggregations: ModuleType) -> None:

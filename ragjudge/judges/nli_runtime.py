@@ -96,14 +96,12 @@ def native_bf16(torch: Any) -> bool | None:
         return None
 
 
-def warn_emulated_bf16(torch: Any, who: str, instead: str) -> bool:
-    """Warn that ``who`` asked for CPU bf16 autocast on a CPU that emulates it; whether it warned."""
-    if native_bf16(torch) is not False:
-        return False
-    warnings.warn(f"{who}: this CPU has neither AVX512-BF16 nor AMX, so bf16 autocast is emulated and runs "
-                  f"6x (inference) to 18x (training) slower than float32 here; {instead}", RuntimeWarning,
-                  stacklevel=3)
-    return True
+def warn_emulated_bf16(torch: Any, who: str, instead: str) -> None:
+    """Warn that ``who`` asked for CPU bf16 autocast on a CPU that emulates it (no warning when unknown)."""
+    if native_bf16(torch) is False:
+            warnings.warn(f"{who}: this CPU has neither AVX512-BF16 nor AMX, so bf16 autocast is emulated and runs "
+                      f"6x (inference) to 18x (training) slower than float32 here; {instead}", RuntimeWarning,
+                      stacklevel=3)
 
 
 def float32_head(torch: Any, model: Any, device: str) -> Any:
