@@ -5,8 +5,11 @@ line in :data:`TRAIN_ARGS`: 5,049 steps of 16 pairs under bf16 autocast on two C
 the machine is slower (0.91 epoch of 89k examples: nli_all with FEVER x1.5, MCTest x2, SICK x0.3, plus
 intrinsic hard negatives from 40% of the premises and an extrinsic-detail pair from each of those, and 20% of
 the short premises shown among related sentences of other premises, ``--dilute``), at lr 1e-4. The judge
-reported in issue 4 (v10) trained in 64.9 min, best validation AUC 0.856. (v7, the same at lr 5e-5: 5,049
-steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against v10's 0.749, 5 sets won against 6.
+reported in issue 4 (v10) trained in 64.9 min, best validation AUC 0.856. On a CPU without bf16 in hardware
+the recipe runs in float32 (:func:`on_this_cpu`): on an AVX2-only AMD EPYC the 85 minutes bought 3,782 steps,
+best validation AUC 0.822, mean 0.729 and 4 sets won (``benchmarks/results/train_nli.md``, 2026-12-03).
+(v7, the same at lr 5e-5: 5,049 steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against
+v10's 0.749, 5 sets won against 6.
 v4, v7 without --dilute: 5,635 steps, mean 0.734. v3, without --bf16 and --extrinsic and with --augment 0.3:
 3,535 steps. v5, with --augment 0.5, all six --edits and --framing 0.1: mean 0.729; v6, v4 with --edits
 number,name,negation,lexical --paraphrase 0.5: mean 0.734 and SummEdits 0.609.)
