@@ -76,6 +76,8 @@ class TrainConfig:
     weights: dict[str, float] = field(default_factory=dict)
     threads: int | None = None
     bf16: bool = False  # forward passes under CPU bf16 autocast; weights, gradients and optimizer stay float32
+    attention_dropout: float | None = None  # None keeps the base's; 0 lets attention run as one fused kernel
+    freeze_embeddings: bool = False  # leave the word-embedding matrix (half of MiniLM's weights) untrained
     progress: bool = True
 
 
@@ -103,6 +105,9 @@ def check_config(config: TrainConfig) -> None:
     if unknown or not config.edits:
         raise ConfigError(f"--edits: unknown {', '.join(unknown) or 'empty list'}; choose from "
                           f"{', '.join(EDITS)}", key="edits")
+    if config.attention_dropout is not None and not 0.0 <= config.attention_dropout < 1.0:
+        raise ConfigError(f"--attention-dropout is a probability in [0, 1); got {config.attention_dropout}",
+                          key="attention_dropout")
     bad = {source: w for source, w in config.weights.items() if not (w >= 0 and math.isfinite(w))}
     if bad:
         raise ConfigError(f"--weight must be a finite number >= 0; got {bad}", key="weight")
@@ -118,6 +123,8 @@ def recipe(config: TrainConfig) -> dict[str, Any]:
             **({"paraphrase": config.paraphrase} if config.paraphrase else {}),
             **({"dilute": config.dilute} if config.dilute else {}),
             **({"pair_loss": config.pair_loss} if config.pair_loss else {}),
+            **({"attention_dropout": config.attention_dropout} if config.attention_dropout is not None else {}),
+            **({"freeze_embeddings": True} if config.freeze_embeddings else {}),
             "weights": dict(sorted(config.weights.items()))}
 
 
@@ -148,13 +155,28 @@ def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
     return train_set, val_set
 
 
+# What encoder configs call the dropout on attention probabilities (BERT, RoBERTa, ELECTRA, DeBERTa: the
+# first; DistilBERT, ModernBERT: the second).
+ATTENTION_DROPOUT_KEYS = ("attention_probs_dropout_prob", "attention_dropout")
+
+
 def _load_base(config: TrainConfig, resume_dir: Path | None) -> tuple[Any, Any]:
     _, transformers = import_torch()
     base = str(resume_dir) if resume_dir else (config.base or default_base())
     tokenizer = transformers.AutoTokenizer.from_pretrained(base)
+    overrides = {}
+    if config.attention_dropout is not None:
+        model_config = transformers.AutoConfig.from_pretrained(base)
+        key = next((k for k in ATTENTION_DROPOUT_KEYS if hasattr(model_config, k)), None)
+        if key is None:
+            raise ConfigError(f"--attention-dropout: the config of {base} ({type(model_config).__name__}) has "
+                              f"none of {', '.join(ATTENTION_DROPOUT_KEYS)}", key="attention_dropout")
+        overrides[key] = config.attention_dropout
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=2, id2label=ID2LABEL, label2id={v: k for k, v in ID2LABEL.items()},
-        ignore_mismatched_sizes=True)
+        ignore_mismatched_sizes=True, **overrides)
+    if config.freeze_embeddings:
+        model.get_input_embeddings().weight.requires_grad_(False)
     return model, tokenizer
 
 
@@ -177,7 +199,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
     batches = Batches(tokenizer, train_set, config.max_length, config.batch_size, config.seed,
                       pairs=config.pair_loss > 0)
     val_batches = Batches(tokenizer, val_set, config.max_length, 64, config.seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.01)
+    trained = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trained, lr=config.lr, weight_decay=0.01)
     total = config.epochs * len(batches)
     total = min(total, config.max_steps) if config.max_steps else total
     state = state or TrainState()
@@ -308,7 +331,8 @@ class _Run:
                 "extrinsic": cfg.extrinsic, "edits": list(cfg.edits), "framing": cfg.framing,
                 "paraphrase": cfg.paraphrase, "dilute": cfg.dilute, "pair_loss": cfg.pair_loss,
                 "weights": cfg.weights,
-                "bf16": cfg.bf16,
+                "bf16": cfg.bf16, "attention_dropout": cfg.attention_dropout,
+                "freeze_embeddings": cfg.freeze_embeddings,
                 "train_examples": len(self.batches.examples), "val_metrics": metrics,
                 "train_minutes": round(self.elapsed() / 60, 2)}
 

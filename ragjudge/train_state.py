@@ -77,8 +77,9 @@ def load_checkpoint(directory: Path, identity: dict[str, Any]) -> TrainState | N
                           "--output", key="output")
     saved = body.pop("recipe", None)
     if saved is not None and saved != identity["recipe"]:
-        changed = ", ".join(f"{k} {saved.get(k)!r} -> {v!r}" for k, v in identity["recipe"].items()
-                            if saved.get(k) != v)
+        now = identity["recipe"]
+        keys = [*saved, *(k for k in now if k not in saved)]  # a setting dropped from the recipe shows too
+        changed = ", ".join(f"{k} {saved.get(k)!r} -> {now.get(k)!r}" for k in keys if saved.get(k) != now.get(k))
         raise ConfigError(f"{directory} is a checkpoint of a run with other settings ({changed}); resume with "
                           "the same settings, or delete it or use another --output", key="output")
     return TrainState(**body, resumed_from=directory)

@@ -263,8 +263,10 @@ def test_resume_continues_from_the_checkpoint(tmp_path: Path, tiny_base: Path, d
     ({"weights": {"sick": float("nan")}}, "weight"),
     ({"framing": 2.0}, "framing"),
     ({"augment": 0.5, "edits": ("number", "typo")}, "edits"),
+    ({"attention_dropout": 1.0}, "attention_dropout"),
+    ({"attention_dropout": -0.1}, "attention_dropout"),
 ], ids=["augment>1", "extrinsic<0", "extrinsic-alone", "negative-weight", "nan-weight", "framing>1",
-        "unknown-edit"])
+        "unknown-edit", "attention-dropout-1", "attention-dropout<0"])
 def test_settings_that_would_do_nothing_or_nonsense_are_refused(tmp_path: Path, settings: dict[str, object],
                                                                 key: str) -> None:
     from ragjudge.train import check_config, train
@@ -323,6 +325,50 @@ def test_bf16_training_warns_on_a_cpu_that_emulates_it(tmp_path: Path, tiny_base
     assert metadata["bf16"] is True and metadata["steps"] == 1  # warned, and still trained as asked
 
 
+@pytest.mark.slow
+def test_attention_dropout_and_frozen_embeddings(tmp_path: Path, tiny_base: Path, data: Path) -> None:
+    import torch
+    from transformers import AutoConfig, AutoModelForSequenceClassification
+
+    from ragjudge.train import train
+
+    assert AutoConfig.from_pretrained(tiny_base).attention_probs_dropout_prob == 0.1  # BERT's default
+    output = tmp_path / "judge"
+    metadata = train(_config(data, output, tiny_base, max_samples=12, attention_dropout=0.0,  # type: ignore[arg-type]
+                             freeze_embeddings=True, patience=5))
+    assert (metadata["attention_dropout"], metadata["freeze_embeddings"], metadata["steps"]) == (0.0, True, 2)
+    assert AutoConfig.from_pretrained(output).attention_probs_dropout_prob == 0.0
+    base = AutoModelForSequenceClassification.from_pretrained(tiny_base).state_dict()
+    trained = AutoModelForSequenceClassification.from_pretrained(output).state_dict()
+    key = "bert.embeddings.word_embeddings.weight"
+    assert torch.equal(base[key], trained[key])  # frozen: exactly the base's
+    moved = [k for k in base if k != key and "classifier" not in k and not torch.equal(base[k], trained[k])]
+    assert "bert.embeddings.position_embeddings.weight" in moved and len(moved) > 10  # the rest trained
+    # Both settings change the path training takes, so a resume with either changed is another run.
+    with pytest.raises(ConfigError, match=r"attention_dropout 0.0 -> 0.1"):
+        train(_config(data, output, tiny_base, max_samples=12, epochs=2,  # type: ignore[arg-type]
+                      attention_dropout=0.1, freeze_embeddings=True))
+    with pytest.raises(ConfigError, match=r"freeze_embeddings"):
+        train(_config(data, output, tiny_base, max_samples=12, epochs=2,  # type: ignore[arg-type]
+                      attention_dropout=0.0))
+    resumed = train(_config(data, output, tiny_base, max_samples=12, epochs=2,  # type: ignore[arg-type]
+                            attention_dropout=0.0, freeze_embeddings=True, patience=5))
+    assert resumed["steps"] == 4
+    again = AutoModelForSequenceClassification.from_pretrained(output).state_dict()
+    assert torch.equal(base[key], again[key])  # still frozen after resuming from the checkpoint
+
+
+def test_attention_dropout_on_a_config_without_one_names_the_model(tmp_path: Path, tiny_base: Path, data: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragjudge.train as train_module
+
+    monkeypatch.setattr(train_module, "ATTENTION_DROPOUT_KEYS", ("dropout_on_attention",))
+    with pytest.raises(ConfigError, match=r"--attention-dropout: the config of .*tiny-base.* \(BertConfig\) "
+                                          r"has none of dropout_on_attention") as caught:
+        train_module.train(_config(data, tmp_path / "out", tiny_base, attention_dropout=0.0))  # type: ignore[arg-type]
+    assert caught.value.key == "attention_dropout"
+
+
 def test_cli_registers_train() -> None:
     from ragjudge.cli import build_parser
 
@@ -330,3 +376,7 @@ def test_cli_registers_train() -> None:
                                       "--edits", "number, foreign-name", "--framing", "0.2"])
     assert args.command == "train" and args.data == ["x.jsonl"] and args.weight == ["sick=0.5"]
     assert (args.edits, args.framing) == ("number, foreign-name", 0.2)
+    assert (args.attention_dropout, args.freeze_embeddings) == (None, False)  # the base's dropout, all trained
+    args = build_parser().parse_args(["train", "--data", "x.jsonl", "--output", "out", "--attention-dropout", "0",
+                                      "--freeze-embeddings"])
+    assert (args.attention_dropout, args.freeze_embeddings) == (0.0, True)

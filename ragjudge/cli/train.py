@@ -57,6 +57,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--threads", type=int, help="torch CPU threads")
     p.add_argument("--bf16", action="store_true",
                    help="forward passes in bf16 autocast (CPUs with AVX512-BF16/AMX); weights stay float32")
+    p.add_argument("--attention-dropout", type=float, metavar="P",
+                   help="dropout on attention probabilities (default: the base's, 0.1 for MiniLM); 0 lets "
+                        "attention run as one fused kernel, about 1.5x faster training steps on CPU")
+    p.add_argument("--freeze-embeddings", action="store_true",
+                   help="do not train the word-embedding matrix (half of MiniLM's weights; less optimizer work)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -87,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
         save_every=args.save_every, max_time=args.max_time, max_steps=args.max_steps, augment=args.augment,
         extrinsic=args.extrinsic,
         edits=edits, framing=args.framing, paraphrase=args.paraphrase, dilute=args.dilute, pair_loss=args.pair_loss,
-        weights=_weights(args.weight), threads=args.threads, bf16=args.bf16, progress=not args.no_progress)
+        weights=_weights(args.weight), threads=args.threads, bf16=args.bf16,
+        attention_dropout=args.attention_dropout, freeze_embeddings=args.freeze_embeddings,
+        progress=not args.no_progress)
     metadata = train(config)
     keys = ("val_metrics", "stop_reason", "steps", "total_minutes", "train_examples")
     print(json.dumps({k: metadata.get(k) for k in keys}, indent=1))
