@@ -32,7 +32,7 @@ from ragjudge.train_data import Example, data_fingerprint, read_examples, split_
 from ragjudge.train_loop import Batches, evaluate, pair_loss, save_judge
 from ragjudge.train_state import TrainState, load_checkpoint, save_checkpoint
 
-__all__ = ["TrainConfig", "check_config", "default_base", "recipe", "train"]
+__all__ = ["TrainConfig", "check_config", "default_base", "load_base", "recipe", "train"]
 
 ID2LABEL = {0: "not_entailment", 1: "entailment"}
 
@@ -160,7 +160,9 @@ def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
 ATTENTION_DROPOUT_KEYS = ("attention_probs_dropout_prob", "attention_dropout")
 
 
-def _load_base(config: TrainConfig, resume_dir: Path | None) -> tuple[Any, Any]:
+def load_base(config: TrainConfig, resume_dir: Path | None) -> tuple[Any, Any]:
+    """The model (a fresh binary head on ``config.base``, or the checkpoint in ``resume_dir``) and tokenizer,
+    with the config's attention dropout and frozen embeddings applied."""
     _, transformers = import_torch()
     base = str(resume_dir) if resume_dir else (config.base or default_base())
     tokenizer = transformers.AutoTokenizer.from_pretrained(base)
@@ -195,7 +197,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
     checkpoint = output / "checkpoint"
     identity = {"data_sha256": fingerprint["sha256"], "recipe": recipe(config)}
     state = load_checkpoint(checkpoint, identity) if checkpoint.is_dir() else None
-    model, tokenizer = _load_base(config, checkpoint if state else None)
+    model, tokenizer = load_base(config, checkpoint if state else None)
     batches = Batches(tokenizer, train_set, config.max_length, config.batch_size, config.seed,
                       pairs=config.pair_loss > 0)
     val_batches = Batches(tokenizer, val_set, config.max_length, 64, config.seed)
