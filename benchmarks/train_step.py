@@ -9,8 +9,8 @@ default step (the peer: the base's attention dropout, all weights trained) for:
 - ``--attention-dropout 0``: no dropout mask on the attention probabilities (on CPU its ``bernoulli_`` and
   multiply cost about a third of a step, and with it PyTorch's SDPA cannot take its fused kernel);
 - ``--attention-dropout 0 --freeze-embeddings``: also leave the word-embedding matrix untrained;
-- ``--bf16`` (autocast), only where the CPU has bf16 in hardware (AVX512-BF16 or AMX): emulated it is 6-18x
-  slower, and is left out with a message (``--bf16-anyway`` times it regardless).
+- ``--bf16`` (autocast), alone and with both levers, only where the CPU has bf16 in hardware (AVX512-BF16 or
+  AMX): emulated it is 6-18x slower, and is left out with a message (``--bf16-anyway`` times it regardless).
 
 Then the same for inference (forward passes under ``torch.inference_mode``, as the nli judge runs them) in
 float32 and, where bf16 is timed, bf16.
@@ -106,7 +106,7 @@ def main() -> None:
             peer = seconds["float32 (default)"]
             print(f"{title}:", flush=True)
             for name, value in seconds.items():
-                print(f"  {name:<44} {value:6.3f} s   {peer / value:4.2f}x", flush=True)
+                print(f"  {name:<52} {value:6.3f} s   {peer / value:4.2f}x", flush=True)
 
 
 def _settings(hardware: bool | None, anyway: bool) -> dict[str, dict[str, Any]]:
@@ -118,6 +118,8 @@ def _settings(hardware: bool | None, anyway: bool) -> dict[str, dict[str, Any]]:
     }
     if hardware is not False or anyway:
         settings["--bf16"] = {"bf16": True}
+        settings["--bf16 --attention-dropout 0 --freeze-embeddings"] = {"bf16": True, "attention_dropout": 0.0,
+                                                                       "freeze_embeddings": True}
     else:
         print("bf16 is emulated on this CPU: --bf16 left out (--bf16-anyway times it)", flush=True)
     return settings
