@@ -46,7 +46,7 @@ def main() -> None:
     import torch
 
     from ragjudge.judges.nli_runtime import native_bf16
-    from ragjudge.train import TrainConfig, load_base
+    from ragjudge.train import TrainConfig, load_base, make_optimizer
     from ragjudge.train_data import read_examples
     from ragjudge.train_loop import Batches
 
@@ -63,8 +63,7 @@ def main() -> None:
         torch.manual_seed(0)
         config = TrainConfig(data=[str(DATA)], output="unused", **overrides)
         model, tokenizer = load_base(config, None)
-        trained = [p for p in model.parameters() if p.requires_grad]
-        models[name] = (model, torch.optim.AdamW(trained, lr=1e-5, weight_decay=0.01), config.bf16)
+        models[name] = (model, make_optimizer(torch, model, 1e-5), config.bf16)
     batches = list(Batches(tokenizer, examples, 256, 16, 0).epoch(0))[: args.batches]
     width = sum(b["input_ids"].shape[1] for b in batches) / len(batches)
     print(f"{len(batches)} batches of 16 pairs, mean padded length {width:.1f} tokens", flush=True)

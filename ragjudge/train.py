@@ -166,20 +166,24 @@ def load_base(config: TrainConfig, resume_dir: Path | None) -> tuple[Any, Any]:
     _, transformers = import_torch()
     base = str(resume_dir) if resume_dir else (config.base or default_base())
     tokenizer = transformers.AutoTokenizer.from_pretrained(base)
-    overrides = {}
+    model_config = transformers.AutoConfig.from_pretrained(
+        base, num_labels=2, id2label=ID2LABEL, label2id={v: k for k, v in ID2LABEL.items()})
     if config.attention_dropout is not None:
-        model_config = transformers.AutoConfig.from_pretrained(base)
         key = next((k for k in ATTENTION_DROPOUT_KEYS if hasattr(model_config, k)), None)
         if key is None:
             raise ConfigError(f"--attention-dropout: the config of {base} ({type(model_config).__name__}) has "
                               f"none of {', '.join(ATTENTION_DROPOUT_KEYS)}", key="attention_dropout")
-        overrides[key] = config.attention_dropout
+        setattr(model_config, key, config.attention_dropout)
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
-        base, num_labels=2, id2label=ID2LABEL, label2id={v: k for k, v in ID2LABEL.items()},
-        ignore_mismatched_sizes=True, **overrides)
+        base, config=model_config, ignore_mismatched_sizes=True)
     if config.freeze_embeddings:
         model.get_input_embeddings().weight.requires_grad_(False)
     return model, tokenizer
+
+
+def make_optimizer(torch: Any, model: Any, lr: float) -> Any:
+    """AdamW over the parameters that train (``--freeze-embeddings`` leaves the word embeddings out)."""
+    return torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.01)
 
 
 def train(config: TrainConfig) -> dict[str, Any]:
@@ -201,8 +205,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
     batches = Batches(tokenizer, train_set, config.max_length, config.batch_size, config.seed,
                       pairs=config.pair_loss > 0)
     val_batches = Batches(tokenizer, val_set, config.max_length, 64, config.seed)
-    trained = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(trained, lr=config.lr, weight_decay=0.01)
+    optimizer = make_optimizer(torch, model, config.lr)
     total = config.epochs * len(batches)
     total = min(total, config.max_steps) if config.max_steps else total
     state = state or TrainState()
