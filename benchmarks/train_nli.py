@@ -191,6 +191,7 @@ def main() -> None:
                        check=True)
         print(f"training took {(time.monotonic() - started) / 60:.1f} min", flush=True)
         model = args.output
+    print(trained_for(Path(model)), flush=True)
     options = args.nli_option or on_this_cpu(NLI_OPTIONS, native)
     nli = [f"model={model}", f"threads={args.threads}", "batch_size=16", *options]
     modes = [args.claim_scoring] + [m for m in ("score", "min", "label") if m != args.claim_scoring]
@@ -213,6 +214,28 @@ def main() -> None:
         table.append(row)
         print(json.dumps(row), flush=True)
     print_table(table, modes)
+
+
+def trained_for(model: Path) -> str:
+    """How far the judge in ``model`` trained, from its ``ragjudge_nli.json``, against the recipe's step budget.
+
+    The published tables are for all of :data:`TRAIN_ARGS`' ``--max-steps``; on a slower CPU ``--max-time``
+    ends the run sooner, and the judge is then not the one those tables measure: this line says so.
+    """
+    path = model / "ragjudge_nli.json"
+    if not path.is_file():
+        return f"{model}: no ragjudge_nli.json, so how long it trained is not known"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    steps, budget = meta.get("steps"), int(TRAIN_ARGS[TRAIN_ARGS.index("--max-steps") + 1])
+    if steps is None:
+        return f"{model}: its metadata records no step count (training has not finished, or predates that record)"
+    best = meta.get("val_metrics", {})
+    line = (f"{model}: {steps:,} steps in {meta.get('total_minutes', '?')} min ({meta.get('stop_reason', '?')}); "
+            f"best val AUC {best.get('auc', '?')} at step {best.get('step', '?')}")
+    if steps < budget:
+        line += (f". That is {steps / budget:.0%} of the recipe's {budget:,} steps: the tables in "
+                 "benchmarks/results/train_nli.md for the full recipe do not describe this judge")
+    return line
 
 
 def print_table(table: list[dict[str, object]], modes: list[str]) -> None:

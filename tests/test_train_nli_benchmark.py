@@ -47,3 +47,18 @@ def test_bf16_gives_way_to_the_float32_levers_only_where_emulated(train_nli_benc
     levers = ["--attention-dropout", "0", "--freeze-embeddings"]  # the float32 step's levers, for --bf16
     assert emulated == [a for a in recipe if a != "--bf16"] + levers and "--max-time" in emulated
     assert train_nli_benchmark.on_this_cpu(options, False) == [o for o in options if o != "dtype=bfloat16"]
+
+
+def test_trained_for_says_when_the_time_bound_cut_the_recipe_short(
+    tmp_path: Path, train_nli_benchmark: ModuleType
+) -> None:
+    meta = {"steps": 2150, "total_minutes": 85.1, "stop_reason": "time budget (85.0 min) reached",
+            "val_metrics": {"auc": 0.81, "step": 2000}}
+    (tmp_path / "ragjudge_nli.json").write_text(json.dumps(meta), encoding="utf-8")
+    line = train_nli_benchmark.trained_for(tmp_path)
+    assert "2,150 steps in 85.1 min (time budget (85.0 min) reached)" in line
+    assert "best val AUC 0.81 at step 2000" in line and "43% of the recipe's 5,049 steps" in line
+    meta["steps"] = 5049
+    (tmp_path / "ragjudge_nli.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert "of the recipe's" not in train_nli_benchmark.trained_for(tmp_path)
+    assert "no ragjudge_nli.json" in train_nli_benchmark.trained_for(tmp_path / "missing")
