@@ -222,9 +222,11 @@ def trained_for(model: Path) -> str:
     The published tables are for all of :data:`TRAIN_ARGS`' ``--max-steps``; on a slower CPU ``--max-time``
     ends the run sooner, and the judge is then not the one those tables measure: this line says so.
     """
-    path = model / "ragjudge_nli.json"
+    from ragjudge.judges.nli import METADATA_FILE
+
+    path = model / METADATA_FILE
     if not path.is_file():
-        return f"{model}: no ragjudge_nli.json, so how long it trained is not known"
+        return f"{model}: no {METADATA_FILE}, so how long it trained is not known"
     meta = json.loads(path.read_text(encoding="utf-8"))
     steps, budget = meta.get("steps"), int(TRAIN_ARGS[TRAIN_ARGS.index("--max-steps") + 1])
     if steps is None:
