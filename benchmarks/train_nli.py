@@ -73,7 +73,8 @@ def on_this_cpu(arguments: list[str], native: bool | None) -> list[str]:
     3,782 of the 5,049 steps on an AVX2-only EPYC (mean 0.729); float32 with the levers made all 5,049 in 79.9
     min on an AVX-512 EPYC (mean 0.741, ``benchmarks/results/train_nli.md``, 2026-12-03, second section).
     Where bf16 is in hardware the levers stay out: with ``--bf16`` they made 5,063 steps in 80 min on a slower
-    AVX512-BF16 EPYC (SummEdits 0.647, but mean 0.743 and 4 sets won, behind v10 on five sets at equal steps).
+    AVX512-BF16 EPYC (SummEdits 0.647, but mean 0.743 and 4 sets won: at equal steps, behind v10 by 0.004 to
+    0.035 on five sets).
     """
     if native is not False:
         return list(arguments)
