@@ -28,6 +28,7 @@ import numpy as np
 from ragjudge.errors import ConfigError
 from ragjudge.judges.nli_runtime import import_torch, warn_emulated_bf16
 from ragjudge.train_augment import DEFAULT_EDITS, EDITS, augment
+from ragjudge.train_average import WeightAverage
 from ragjudge.train_data import Example, data_fingerprint, read_examples, split_examples, weighted
 from ragjudge.train_loop import Batches, evaluate, pair_loss, save_judge
 from ragjudge.train_state import TrainState, load_checkpoint, save_checkpoint
@@ -78,6 +79,7 @@ class TrainConfig:
     bf16: bool = False  # forward passes under CPU bf16 autocast; weights, gradients and optimizer stay float32
     attention_dropout: float | None = None  # None keeps the base's; 0 lets attention run as one fused kernel
     freeze_embeddings: bool = False  # leave the word-embedding matrix (half of MiniLM's weights) untrained
+    average_from: float | None = None  # from this fraction of the run on, validate and save the mean of the weights
     progress: bool = True
 
 
@@ -108,6 +110,9 @@ def check_config(config: TrainConfig) -> None:
     if config.attention_dropout is not None and not 0.0 <= config.attention_dropout < 1.0:
         raise ConfigError(f"--attention-dropout is a probability in [0, 1); got {config.attention_dropout}",
                           key="attention_dropout")
+    if config.average_from is not None and not 0.0 <= config.average_from < 1.0:
+        raise ConfigError(f"--average-from is a fraction of the run, in [0, 1); got {config.average_from}",
+                          key="average_from")
     bad = {source: w for source, w in config.weights.items() if not (w >= 0 and math.isfinite(w))}
     if bad:
         raise ConfigError(f"--weight must be a finite number >= 0; got {bad}", key="weight")
@@ -125,6 +130,7 @@ def recipe(config: TrainConfig) -> dict[str, Any]:
             **({"pair_loss": config.pair_loss} if config.pair_loss else {}),
             **({"attention_dropout": config.attention_dropout} if config.attention_dropout is not None else {}),
             **({"freeze_embeddings": True} if config.freeze_embeddings else {}),
+            **({"average_from": config.average_from} if config.average_from is not None else {}),
             "weights": dict(sorted(config.weights.items()))}
 
 
@@ -210,9 +216,13 @@ def train(config: TrainConfig) -> dict[str, Any]:
     total = min(total, config.max_steps) if config.max_steps else total
     state = state or TrainState()
     state.restore_optimizer(optimizer, checkpoint)
+    average = WeightAverage(model) if config.average_from is not None else None
+    if average is not None and state.resumed_from is not None:
+        average.load(checkpoint)
     _log(config, f"train {len(train_set)} / val {len(val_set)} examples, {len(batches)} batches per epoch, "
          f"{total} steps" + (f" (resuming at step {state.step})" if state.step else ""))
-    run = _Run(config, model, tokenizer, optimizer, batches, val_batches, state, total, fingerprint, identity)
+    run = _Run(config, model, tokenizer, optimizer, batches, val_batches, state, total, fingerprint, identity,
+               average)
     run.loop(torch)
     return run.finish()
 
@@ -231,16 +241,22 @@ class _Run:
     total: int
     fingerprint: dict[str, Any]
     identity: dict[str, Any]
+    average: WeightAverage | None = None
     started: float = field(default_factory=time.monotonic)
 
     def elapsed(self) -> float:
         return self.state.seconds + time.monotonic() - self.started
 
-    def lr_factor(self) -> float:
-        """Linear warm-up over 6% then linear decay, on steps or on the time budget, whichever is further."""
+    def progress(self) -> float:
+        """How far the run is, 0 to 1: on steps or on the time budget, whichever is further."""
         progress = self.state.step / max(1, self.total)
         if self.config.max_time:
             progress = max(progress, self.elapsed() / (60 * self.config.max_time))
+        return progress
+
+    def lr_factor(self) -> float:
+        """Linear warm-up over 6% then linear decay, on :meth:`progress`."""
+        progress = self.progress()
         warm = 0.06
         return min(1.0, progress / warm) if progress < warm else max(0.0, (1 - progress) / (1 - warm))
 
@@ -282,10 +298,23 @@ class _Run:
         self.state.step += 1
         self.state.batch_in_epoch += 1
         self.state.loss = 0.98 * self.state.loss + 0.02 * value if self.state.step > 1 else value
+        self._average()
         if bar is not None:
             bar.update(1)
             bar.set_postfix(loss=f"{self.state.loss:.3f}", best=f"{self.state.best_auc:.3f}", refresh=False)
         self._periodic()
+
+    def _average(self) -> None:
+        """Past ``--average-from``, fold this step's weights into the mean. From the first fold on, validation
+        measures the mean and only the mean is saved: the best AUC of the weights before it is forgotten, so
+        the judge saved is an average whenever the run reached the averaged part."""
+        average, start = self.average, self.config.average_from
+        if average is None or start is None or self.progress() < start:
+            return
+        if not average.count:
+            self.state.best_auc, self.state.bad_evals = float("-inf"), 0
+            _log(self.config, f"step {self.state.step}: averaging the weights from here on")
+        average.update(self.model)
 
     def _budget_spent(self) -> str | None:
         """Why the time or step budget stops the run now, or None while both last."""
@@ -307,7 +336,14 @@ class _Run:
             self._checkpoint()
 
     def _evaluate(self, when: str) -> None:
+        averaged = self.average.applied(self.model) if self.average else contextlib.nullcontext()
+        with averaged:
+            self._validate(when)
+
+    def _validate(self, when: str) -> None:
         metrics = evaluate(self.model, self.val_batches)
+        if self.average is not None and self.average.count:
+            metrics["averaged_steps"] = self.average.count
         metrics.update(step=self.state.step, epoch=self.state.epoch, minutes=round(self.elapsed() / 60, 2))
         self.state.history.append(metrics)
         _log(self.config, f"{when}: val AUC {metrics['auc']:.4f}, balanced accuracy "
@@ -325,8 +361,11 @@ class _Run:
     def _checkpoint(self) -> None:
         self.state.seconds = self.elapsed()
         self.started = time.monotonic()
-        save_checkpoint(self.model, self.tokenizer, self.optimizer, self.state,
-                        Path(self.config.output) / "checkpoint", self.identity)
+        directory = Path(self.config.output) / "checkpoint"
+        if self.average is not None and self.average.count:
+            directory.mkdir(parents=True, exist_ok=True)
+            self.average.save(directory)  # before state.json, which save_checkpoint replaces last
+        save_checkpoint(self.model, self.tokenizer, self.optimizer, self.state, directory, self.identity)
 
     def _metadata(self, metrics: dict[str, Any]) -> dict[str, Any]:
         cfg = self.config
@@ -337,7 +376,7 @@ class _Run:
                 "paraphrase": cfg.paraphrase, "dilute": cfg.dilute, "pair_loss": cfg.pair_loss,
                 "weights": cfg.weights,
                 "bf16": cfg.bf16, "attention_dropout": cfg.attention_dropout,
-                "freeze_embeddings": cfg.freeze_embeddings,
+                "freeze_embeddings": cfg.freeze_embeddings, "average_from": cfg.average_from,
                 "train_examples": len(self.batches.examples), "val_metrics": metrics,
                 "train_minutes": round(self.elapsed() / 60, 2)}
 

@@ -265,8 +265,10 @@ def test_resume_continues_from_the_checkpoint(tmp_path: Path, tiny_base: Path, d
     ({"augment": 0.5, "edits": ("number", "typo")}, "edits"),
     ({"attention_dropout": 1.0}, "attention_dropout"),
     ({"attention_dropout": -0.1}, "attention_dropout"),
+    ({"average_from": 1.0}, "average_from"),  # the mean of nothing
+    ({"average_from": -0.5}, "average_from"),
 ], ids=["augment>1", "extrinsic<0", "extrinsic-alone", "negative-weight", "nan-weight", "framing>1",
-        "unknown-edit", "attention-dropout-1", "attention-dropout<0"])
+        "unknown-edit", "attention-dropout-1", "attention-dropout<0", "average-from-1", "average-from<0"])
 def test_settings_that_would_do_nothing_or_nonsense_are_refused(tmp_path: Path, settings: dict[str, object],
                                                                 key: str) -> None:
     from ragjudge.train import check_config, train
@@ -369,6 +371,76 @@ def test_attention_dropout_on_a_config_without_one_names_the_model(tmp_path: Pat
     assert caught.value.key == "attention_dropout"
 
 
+def test_weight_average_is_the_running_mean_and_the_model_gets_its_own_weights_back(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from ragjudge.train_average import WeightAverage
+
+    model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Linear(2, 1))
+    model[1].bias.requires_grad_(False)  # frozen: not averaged, left as it is
+    average = WeightAverage(model)
+    with average.applied(model):  # nothing averaged yet: the model's own weights
+        assert torch.equal(model[0].weight, model[0].weight.detach().clone())
+    seen = []
+    for seed in range(3):
+        torch.manual_seed(seed)
+        with torch.no_grad():
+            for p in model.parameters():
+                p.copy_(torch.randn_like(p))
+        seen.append({n: p.detach().clone() for n, p in model.named_parameters()})
+        average.update(model)
+    own = {n: p.detach().clone() for n, p in model.named_parameters()}
+    with average.applied(model):
+        for name, p in model.named_parameters():
+            expected = (torch.stack([s[name] for s in seen]).mean(0) if name != "1.bias" else own[name])
+            assert torch.allclose(p, expected, atol=1e-6), name
+    assert all(torch.equal(p, own[n]) for n, p in model.named_parameters())  # swapped back exactly
+    average.save(tmp_path)
+    again = WeightAverage(model)
+    again.load(tmp_path)
+    assert again.count == 3 and all(torch.equal(again.mean[n], average.mean[n]) for n in average.names)
+    other = WeightAverage(torch.nn.Linear(3, 2))
+    with pytest.raises(ConfigError, match=r"average.pt averages other parameters"):
+        other.load(tmp_path)
+
+
+@pytest.mark.slow
+def test_average_from_validates_and_saves_the_mean_and_a_resumed_run_keeps_it(
+        tmp_path: Path, tiny_base: Path, data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from ragjudge.train import train
+    from ragjudge.train_average import WeightAverage
+
+    seen: list[dict[str, torch.Tensor]] = []
+    update = WeightAverage.update
+
+    def recording(self: WeightAverage, model: torch.nn.Module) -> None:
+        seen.append({n: model.get_parameter(n).detach().clone() for n in self.names})
+        update(self, model)
+
+    monkeypatch.setattr(WeightAverage, "update", recording)
+    output = tmp_path / "judge"
+    # 2 steps an epoch, 4 in all: the second half of the run is the weights after steps 2, 3 and 4.
+    metadata = train(_config(data, output, tiny_base, max_samples=12, epochs=2, eval_every=1,  # type: ignore[arg-type]
+                             patience=10, average_from=0.5, save_every=1))
+    assert metadata["steps"] == 4 and metadata["average_from"] == 0.5 and len(seen) == 3
+    assert [h.get("averaged_steps") for h in metadata["history"]][:2] == [None, 1]  # step 1 raw; step 2 on, mean
+    saved = AutoModelForSequenceClassification.from_pretrained(output)
+    n = metadata["val_metrics"]["averaged_steps"]  # the judge saved is the mean as it was at its evaluation
+    for name in ("bert.encoder.layer.0.attention.self.query.weight", "classifier.weight"):
+        mean = torch.stack([s[name] for s in seen[:n]]).mean(0)
+        assert torch.allclose(saved.get_parameter(name), mean, atol=1e-6)
+    raw = AutoModelForSequenceClassification.from_pretrained(output / "checkpoint")
+    assert torch.equal(raw.get_parameter("classifier.weight"), seen[-1]["classifier.weight"])  # resumes raw
+    # Resumed for a third epoch: the mean goes on from the checkpoint's three steps, not from nothing.
+    train(_config(data, output, tiny_base, max_samples=12, epochs=3, patience=10,  # type: ignore[arg-type]
+                  average_from=0.5, save_every=1))
+    assert torch.load(output / "checkpoint" / "average.pt", weights_only=True)["count"] == 5
+    with pytest.raises(ConfigError, match=r"average_from 0.5 -> 0.25"):
+        train(_config(data, output, tiny_base, max_samples=12, epochs=4, average_from=0.25))  # type: ignore[arg-type]
+
+
 def test_cli_registers_train() -> None:
     from ragjudge.cli import build_parser
 
@@ -380,3 +452,6 @@ def test_cli_registers_train() -> None:
     args = build_parser().parse_args(["train", "--data", "x.jsonl", "--output", "out", "--attention-dropout", "0",
                                       "--freeze-embeddings"])
     assert (args.attention_dropout, args.freeze_embeddings) == (0.0, True)
+    assert args.average_from is None
+    args = build_parser().parse_args(["train", "--data", "x.jsonl", "--output", "out", "--average-from", "0.5"])
+    assert args.average_from == 0.5

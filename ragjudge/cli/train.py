@@ -62,6 +62,9 @@ def register(subparsers: Any) -> None:
                         "attention run as one fused kernel: 1.2-1.4x faster float32 training steps on CPU")
     p.add_argument("--freeze-embeddings", action="store_true",
                    help="do not train the word-embedding matrix (half of MiniLM's weights; less optimizer work)")
+    p.add_argument("--average-from", type=float, metavar="FRACTION",
+                   help="from this fraction of the run on (0.5: its second half), keep the mean of the weights "
+                        "after every step, and validate and save that mean (tail averaging, as SWA)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -94,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         edits=edits, framing=args.framing, paraphrase=args.paraphrase, dilute=args.dilute, pair_loss=args.pair_loss,
         weights=_weights(args.weight), threads=args.threads, bf16=args.bf16,
         attention_dropout=args.attention_dropout, freeze_embeddings=args.freeze_embeddings,
+        average_from=args.average_from,
         progress=not args.no_progress)
     metadata = train(config)
     keys = ("val_metrics", "stop_reason", "steps", "total_minutes", "train_examples")
