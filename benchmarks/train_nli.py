@@ -14,6 +14,8 @@ steps in 79.9 min on an AVX-512 EPYC: best validation AUC 0.845, mean 0.741, 4 s
 best validation AUC 0.863, but mean 0.749 as v10's, 5 sets won, SummEdits 0.641, WiCE 0.702; 2026-12-05.
 v14, v10's command line with ``--average-from 0.5``: 5,011 steps in 58.2 min, mean 0.740, 5 sets won, SummEdits 0.627.
 v15, v10's command line with ``--freeze-embeddings`` alone: 5,049 steps in 82.1 min, mean 0.739, 4 sets won,
+SummEdits 0.612; 2026-12-06.
+v16, v10's command line with ``--attention-dropout 0`` alone: 5,049 steps in 72.4 min, mean 0.731, 4 sets won,
 SummEdits 0.612; 2026-12-06.)
 (v7, the same at lr 5e-5: 5,049 steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against
 v10's 0.749, 5 sets won against 6.
