@@ -249,7 +249,8 @@ def trained_for(model: Path) -> str:
     line = (f"{model}: {steps:,} steps in {meta.get('total_minutes', '?')} min ({meta.get('stop_reason', '?')}); "
             f"best val AUC {best.get('auc', '?')} at step {best.get('step', '?')}")
     if steps < budget:
-        line += (f". That is {steps / budget:.1%} of the recipe's {budget:,} steps: the tables in "
+        done = steps * 1000 // budget / 10  # rounded down: a run one step short never reads "100.0%"
+        line += (f". That is {done:.1f}% of the recipe's {budget:,} steps: the tables in "
                  "benchmarks/results/train_nli.md for the full recipe do not describe this judge")
     return line
 

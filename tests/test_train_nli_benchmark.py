@@ -57,10 +57,13 @@ def test_trained_for_says_when_the_time_bound_cut_the_recipe_short(
     (tmp_path / "ragjudge_nli.json").write_text(json.dumps(meta), encoding="utf-8")
     line = train_nli_benchmark.trained_for(tmp_path)
     assert "2,150 steps in 85.1 min (time budget (85.0 min) reached)" in line
-    assert "best val AUC 0.81 at step 2000" in line and "42.6% of the recipe's 5,049 steps" in line
-    meta["steps"] = 5025  # 24 steps short: said as 99.5%, not rounded up to a "100%" that reads as complete
+    assert "best val AUC 0.81 at step 2000" in line and "42.5% of the recipe's 5,049 steps" in line
+    meta["steps"] = 5025  # 24 steps short: said as 99.5%, not a "100%" that reads as complete
     (tmp_path / "ragjudge_nli.json").write_text(json.dumps(meta), encoding="utf-8")
     assert "99.5% of the recipe's" in train_nli_benchmark.trained_for(tmp_path)
+    meta["steps"] = 5048  # one step short: 99.98%, rounded down to 99.9%
+    (tmp_path / "ragjudge_nli.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert "99.9% of the recipe's" in train_nli_benchmark.trained_for(tmp_path)
     meta["steps"] = 5049
     (tmp_path / "ragjudge_nli.json").write_text(json.dumps(meta), encoding="utf-8")
     assert "of the recipe's" not in train_nli_benchmark.trained_for(tmp_path)
