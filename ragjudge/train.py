@@ -73,6 +73,7 @@ class TrainConfig:
     framing: float = 0.0  # fraction of examples that also get a copy framed as a dialogue turn
     paraphrase: float = 0.0  # fraction of augmented pairs made from a synonym-swapped sentence
     dilute: float = 0.0  # fraction of short premises shown among related sentences of other premises
+    claim_edits: float = 0.0  # fraction of entailed examples that also give a pair with an edited hypothesis
     pair_loss: float = 0.0  # weight of a ranking loss between the positive and the hard negative of a pair
     weights: dict[str, float] = field(default_factory=dict)
     threads: int | None = None
@@ -87,10 +88,11 @@ def check_config(config: TrainConfig) -> None:
     """Refuse settings that would silently do nothing or something else than asked, before any work."""
     if config.max_steps is not None and config.max_steps < 1:
         raise ConfigError(f"--max-steps must be >= 1; got {config.max_steps}", key="max_steps")
-    for name in ("augment", "extrinsic", "framing", "paraphrase", "dilute"):
+    for name in ("augment", "extrinsic", "framing", "paraphrase", "dilute", "claim_edits"):
         value = getattr(config, name)
         if not 0.0 <= value <= 1.0:
-            raise ConfigError(f"--{name} is a fraction of premises, in [0, 1]; got {value}", key=name)
+            flag = name.replace("_", "-")
+            raise ConfigError(f"--{flag} is a fraction of premises or examples, in [0, 1]; got {value}", key=name)
     if config.extrinsic > 0 and config.augment == 0:
         raise ConfigError("--extrinsic makes its pairs from the premises --augment picks; with --augment 0 it "
                           "would add nothing (give --augment FRACTION too)", key="extrinsic")
@@ -100,9 +102,9 @@ def check_config(config: TrainConfig) -> None:
     if not (config.pair_loss >= 0 and math.isfinite(config.pair_loss)):
         raise ConfigError(f"--pair-loss is a weight, a finite number >= 0; got {config.pair_loss}",
                           key="pair_loss")
-    if config.pair_loss > 0 and config.augment == 0:
-        raise ConfigError("--pair-loss ranks the pairs --augment makes; with --augment 0 there are none "
-                          "(give --augment FRACTION too)", key="pair_loss")
+    if config.pair_loss > 0 and config.augment == 0 and config.claim_edits == 0:
+        raise ConfigError("--pair-loss ranks the pairs --augment and --claim-edits make; with both 0 there are "
+                          "none (give --augment FRACTION too)", key="pair_loss")
     unknown = [name for name in config.edits if name not in EDITS]
     if unknown or not config.edits:
         raise ConfigError(f"--edits: unknown {', '.join(unknown) or 'empty list'}; choose from "
@@ -127,6 +129,7 @@ def recipe(config: TrainConfig) -> dict[str, Any]:
             "edits": list(config.edits), "framing": config.framing,
             **({"paraphrase": config.paraphrase} if config.paraphrase else {}),
             **({"dilute": config.dilute} if config.dilute else {}),
+            **({"claim_edits": config.claim_edits} if config.claim_edits else {}),
             **({"pair_loss": config.pair_loss} if config.pair_loss else {}),
             **({"attention_dropout": config.attention_dropout} if config.attention_dropout is not None else {}),
             **({"freeze_embeddings": True} if config.freeze_embeddings else {}),
@@ -141,14 +144,21 @@ def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
 
     examples = [e for path in config.data for e in read_examples(path)]
     train_set, val_set = split_examples(examples, config.val_size, config.seed)
-    if config.augment > 0:
-        lexicon = None
-        if "lexical" in config.edits or config.paraphrase > 0:
-            from ragjudge.train_lexicon import load_lexicon
+    lexicon = None
+    if (config.augment > 0 or config.claim_edits > 0) and ("lexical" in config.edits or config.paraphrase > 0):
+        from ragjudge.train_lexicon import load_lexicon
 
-            lexicon = load_lexicon(config.base or default_base())
+        lexicon = load_lexicon(config.base or default_base())
+    corpus = train_set
+    if config.augment > 0:
         train_set = train_set + augment(train_set, config.augment, config.seed, config.extrinsic, config.edits,
                                         lexicon, config.paraphrase)
+    if config.claim_edits > 0:
+        from ragjudge.train_claim_edits import edit_claims
+
+        first_pair = max((e.pair for e in train_set), default=-1) + 1
+        train_set = train_set + edit_claims(corpus, config.claim_edits, config.seed, config.edits, lexicon,
+                                            first_pair)
     if config.framing > 0:
         train_set = train_set + frame(train_set, config.framing, config.seed)
     if config.dilute > 0:

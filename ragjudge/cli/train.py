@@ -49,6 +49,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--dilute", type=float, default=0.0, metavar="FRACTION",
                    help="show this fraction of short premises among related sentences of other premises, as "
                         "the judge's evidence window shows a claim its evidence")
+    p.add_argument("--claim-edits", type=float, default=0.0, metavar="FRACTION",
+                   help="of the entailed examples, this fraction also gives a pair: the hypothesis and the "
+                        "hypothesis with one --edits edit (a paraphrased claim with one wrong detail, as SummEdits "
+                        "makes)")
     p.add_argument("--pair-loss", type=float, default=0.0, metavar="W",
                    help="add W x a ranking loss that scores each --augment positive above its hard negative "
                         "(the pair shares a batch)")
@@ -95,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         save_every=args.save_every, max_time=args.max_time, max_steps=args.max_steps, augment=args.augment,
         extrinsic=args.extrinsic,
         edits=edits, framing=args.framing, paraphrase=args.paraphrase, dilute=args.dilute, pair_loss=args.pair_loss,
+        claim_edits=args.claim_edits,
         weights=_weights(args.weight), threads=args.threads, bf16=args.bf16,
         attention_dropout=args.attention_dropout, freeze_embeddings=args.freeze_embeddings,
         average_from=args.average_from,
