@@ -54,8 +54,8 @@ def register(subparsers: Any) -> None:
                         "hypothesis with one --edits edit (a paraphrased claim with one wrong detail, as SummEdits "
                         "makes)")
     p.add_argument("--pair-loss", type=float, default=0.0, metavar="W",
-                   help="add W x a ranking loss that scores each --augment positive above its hard negative "
-                        "(the pair shares a batch)")
+                   help="add W x a ranking loss that scores each --augment or --claim-edits positive above its "
+                        "hard negative (the pair shares a batch)")
     p.add_argument("--weight", action="append", default=[], metavar="SOURCE=W",
                    help="resample examples of a source (the 'source' field) by W, e.g. binary-fever-nli=2")
     p.add_argument("--threads", type=int, help="torch CPU threads")
