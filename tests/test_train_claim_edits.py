@@ -103,3 +103,20 @@ def test_the_training_set_gets_claim_edit_pairs_numbered_after_the_augment_pairs
     assert min(e.pair for e in edited) > max(e.pair for e in augmented)
     entailed = {e.hypothesis for e in train_set if e.source not in ("augment", SOURCE) and e.label == 1}
     assert {e.hypothesis for e in edited if e.label == 1} == entailed  # fraction 1: every entailed claim
+
+
+def test_the_flag_reaches_the_training_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import ragjudge.train
+    from ragjudge.cli import build_parser
+
+    seen: list[ragjudge.train.TrainConfig] = []
+
+    def record(config: ragjudge.train.TrainConfig) -> dict[str, object]:
+        seen.append(config)
+        return {}
+
+    monkeypatch.setattr(ragjudge.train, "train", record)
+    args = build_parser().parse_args(["train", "--data", "x.jsonl", "--output", str(tmp_path),
+                                      "--claim-edits", "0.3", "--no-progress"])
+    assert args.func(args) == 0
+    assert seen[0].claim_edits == 0.3
