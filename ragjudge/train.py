@@ -104,7 +104,7 @@ def check_config(config: TrainConfig) -> None:
                           key="pair_loss")
     if config.pair_loss > 0 and config.augment == 0 and config.claim_edits == 0:
         raise ConfigError("--pair-loss ranks the pairs --augment and --claim-edits make; with both 0 there are "
-                          "none (give --augment FRACTION too)", key="pair_loss")
+                          "none (give --augment or --claim-edits FRACTION too)", key="pair_loss")
     unknown = [name for name in config.edits if name not in EDITS]
     if unknown or not config.edits:
         raise ConfigError(f"--edits: unknown {', '.join(unknown) or 'empty list'}; choose from "

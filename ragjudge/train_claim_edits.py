@@ -41,7 +41,7 @@ def edit_claims(examples: Sequence[Example], fraction: float, seed: int, edits: 
     premises = sorted({e.premise for e in examples})
     out: list[Example] = []
     for example in examples:
-        if example.label != 1 or example.pair >= 0 or example.source in ("augment", SOURCE):
+        if example.label != 1 or example.pair >= 0:  # every example --augment or this module made has a pair
             continue
         if rng.random() >= fraction or len(example.hypothesis.split()) < MIN_WORDS:
             continue
@@ -61,9 +61,8 @@ def edit_claims(examples: Sequence[Example], fraction: float, seed: int, edits: 
 def _changes_meaning(claim: str, edited: str) -> bool:
     """False for an edit that only adds capitalised words ("Nocera" -> "Joseph Nocera", a name swap whose new
     name contains the old one): the edited claim still says what the claim said. Negation adds "not" and stays."""
-    before, after = claim.lower().split(), edited.lower().split()
-    if before == after:
+    before, after = claim.split(), edited.split()
+    if [w.lower() for w in before] == [w.lower() for w in after]:
         return False
-    removed = [w for w in claim.split() if w not in edited.split()]
-    added = [w for w in edited.split() if w not in claim.split()]
+    removed, added = set(before) - set(after), set(after) - set(before)
     return bool(removed) or not all(w[:1].isupper() for w in added)
