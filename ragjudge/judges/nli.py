@@ -2,8 +2,9 @@
 
 ``support``: every premise is cut into sentence windows that fit ``max_length`` beside the claim (see
 :mod:`ragjudge.judges.nli_windows`), plus, with ``evidence_sentences``, one window of the sentences most
-related to the claim (:mod:`ragjudge.judges.nli_evidence`); each (window, claim) pair is scored once per batch,
-however many pairs share it; the claim's score is the max (or mean) over the windows of a premise, and the max
+related to the claim (:mod:`ragjudge.judges.nli_evidence`: by shared words, or with ``evidence_ranking`` by the
+model's own window scores, scored in a second pass); each (window, claim) pair is scored once per batch, however
+many pairs share it; the claim's score is the max (or mean) over the windows of a premise, and the max
 over premises. A window's score is P(entailment), or with ``score="entail_vs_contradict"`` P(e) / (P(e) + P(c)), which
 ignores the neutral mass. Which output is entailment comes from the model config (:mod:`.nli_labels`) unless
 the ``labels`` option says so. ``supported`` when the score reaches ``threshold``.
@@ -29,6 +30,7 @@ from pydantic import Field
 
 from ragjudge.errors import ConfigError
 from ragjudge.judges.base import Judge, JudgeOptions
+from ragjudge.judges.nli_evidence import select_scored
 from ragjudge.judges.nli_labels import label_roles
 from ragjudge.judges.nli_runtime import (
     Scorer,
@@ -73,6 +75,10 @@ class NLIJudge(Judge):
         evidence_sentences: int | None = Field(
             None, ge=2, description="also score each claim against its most related premise sentences, "
                                     "at most this many, in one window (None: off)")
+        evidence_ranking: Literal["words", "model", "both"] = Field(
+            "words", description="how the evidence window is chosen: the sentences sharing the claim's rarest "
+                                 "words, the windows the model scored highest (a second forward pass), or "
+                                 "one window of each")
         aggregate: Literal["max", "mean"] = Field("max", description="over the windows of one premise")
         batch_size: int | None = Field(None, ge=1, description="default: 8 on cpu, 64 on a gpu")
         device: str = Field("auto", description="auto = cuda, then mps, then cpu")
@@ -118,8 +124,11 @@ class NLIJudge(Judge):
         # On CPU, large padded batches lose to small ones (cache misses); a GPU wants many rows at once.
         batch_size = opts.batch_size or (8 if device == "cpu" else 64)
         self.scorer = Scorer(model, tokenizer, device, batch_size, self.max_length, autocast)
+        by_words = None if opts.evidence_ranking == "model" else opts.evidence_sentences
         self.windower = Windower(tokenizer, self.max_length, window_sentences=opts.window_sentences,
-                                 overlap=opts.window_overlap, evidence_sentences=opts.evidence_sentences)
+                                 overlap=opts.window_overlap, evidence_sentences=by_words)
+        # Evidence ranked by the model's own window scores: chosen after the first pass, scored in a second.
+        self.model_evidence = None if opts.evidence_ranking == "words" else opts.evidence_sentences
         self.truncated_claims = 0  # claims cut to fit, over the judge's life (each batch also warns)
 
     def identity(self) -> dict[str, Any]:
@@ -148,7 +157,8 @@ class NLIJudge(Judge):
         return [self._support_verdict(item) for item in self.window_scores(pairs)]
 
     def window_scores(self, pairs: Sequence[Pair]) -> list[list[np.ndarray] | str]:
-        """Per support pair: each premise's window scores (its evidence window last), or why it is skipped.
+        """Per support pair: each premise's window scores (its evidence windows last: by words, then by the
+        model), or why it is skipped.
 
         The verdict reduces these (``aggregate`` over a premise's windows, max over premises); they are public
         so that ``benchmarks/nli_aggregations.py`` can measure other reductions from the same forward passes.
@@ -156,6 +166,7 @@ class NLIJudge(Judge):
         self.windower.prepare(t for p in pairs for t in (p.text, *p.premises))
         rows: dict[tuple[str, str], int] = {}
         per_pair: list[list[list[int]] | str] = []  # row ids per premise, or the reason to skip
+        ranked: list[tuple[list[int], str, list[str], int]] = []  # for model evidence: group, claim, windows
         truncated = 0
         for pair in pairs:
             claim, claim_tokens, cut = self.windower.claim(pair.text)
@@ -163,13 +174,45 @@ class NLIJudge(Judge):
             if not claim.strip():
                 per_pair.append("the claim is empty")
                 continue
-            groups = [[rows.setdefault((w, claim), len(rows))
-                       for w in self.windower.claim_windows(p, claim, claim_tokens)] for p in pair.premises]
-            groups = [g for g in groups if g]
+            groups = []
+            for premise in pair.premises:
+                group = [rows.setdefault((w, claim), len(rows))
+                         for w in self.windower.claim_windows(premise, claim, claim_tokens)]
+                if not group:
+                    continue
+                groups.append(group)
+                plain = self.windower.windows(premise, claim_tokens)
+                if self.model_evidence and len(plain) > 1:
+                    ranked.append((group, claim, plain, claim_tokens))
             per_pair.append(groups if groups else "no premise text to judge against")
         self._warn_truncated(truncated)
         scores = self._row_scores(self.scorer.probabilities([w for w, _ in rows], [c for _, c in rows]))
+        if ranked:
+            scores = self._model_evidence(ranked, rows, scores)
         return [item if isinstance(item, str) else [scores[group] for group in item] for item in per_pair]
+
+    def _model_evidence(self, ranked: list[tuple[list[int], str, list[str], int]], rows: dict[tuple[str, str], int],
+                        scores: np.ndarray) -> np.ndarray:
+        """Append to each group the window of its best-scored windows (``evidence_sentences`` at most), scoring
+        the new ones in a second pass; ``scores`` extended to cover them."""
+        assert self.model_evidence is not None
+        new: dict[tuple[str, str], int] = {}
+        for group, claim, plain, claim_tokens in ranked:
+            pieces = [(w, self.windower.tokens(w)) for w in plain]
+            text = select_scored(pieces, scores[group[: len(plain)]].tolist(), self.windower.budget(claim_tokens),
+                                 self.model_evidence)
+            if text is None or text in plain:
+                continue
+            row = rows.get((text, claim))
+            if row is None:
+                row = new.setdefault((text, claim), len(rows) + len(new))
+            if row not in group:
+                group.append(row)
+        if not new:
+            return scores
+        more = self._row_scores(self.scorer.probabilities([w for w, _ in new], [c for _, c in new]))
+        rows.update(new)
+        return np.concatenate([scores, more])
 
     def _support_verdict(self, item: list[np.ndarray] | str) -> Verdict:
         if isinstance(item, str):

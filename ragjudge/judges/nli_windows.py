@@ -78,9 +78,13 @@ class Windower:
             return text, len(offsets), False
         return text[: offsets[budget - 1][1]], budget, True
 
+    def budget(self, claim_tokens: int) -> int:
+        """Premise tokens that fit beside a claim of ``claim_tokens`` tokens."""
+        return self.max_length - self.specials - claim_tokens
+
     def windows(self, premise: str, claim_tokens: int) -> list[str]:
         """Windows of ``premise`` that fit beside a claim of ``claim_tokens`` tokens (none if blank)."""
-        budget = self.max_length - self.specials - claim_tokens
+        budget = self.budget(claim_tokens)
         key = (premise, budget)
         if key not in self._windows:
             self._windows[key] = self._build(premise, budget)
@@ -91,7 +95,7 @@ class Windower:
         windows = self.windows(premise, claim_tokens)
         if not self.evidence_sentences or len(windows) < 2:
             return windows  # off, or the whole premise is one window already
-        budget = self.max_length - self.specials - claim_tokens
+        budget = self.budget(claim_tokens)
         key = (premise, budget)
         if key not in self._evidence:
             self._evidence[key] = EvidenceIndex(self._pieces(premise, budget))

@@ -22,7 +22,7 @@ from tiny_nli import build_model, build_tokenizer, save_tiny  # noqa: E402
 
 from ragjudge.errors import ConfigError, JudgeTaskError, MissingDependencyError  # noqa: E402
 from ragjudge.judges.nli import NLIJudge  # noqa: E402
-from ragjudge.judges.nli_evidence import EvidenceIndex  # noqa: E402
+from ragjudge.judges.nli_evidence import EvidenceIndex, select_scored  # noqa: E402
 from ragjudge.judges.nli_labels import label_roles  # noqa: E402
 from ragjudge.judges.nli_runtime import ModelLoadError, native_bf16, pick_device  # noqa: E402
 from ragjudge.judges.nli_windows import Windower, split_sentences  # noqa: E402
@@ -193,6 +193,54 @@ def test_evidence_window_is_scored_beside_the_sentence_windows() -> None:
     plain = tiny_judge(max_length=64, window_sentences=1, window_overlap=0)
     assert plain.windower.claim_windows(PAGE, claim, claim_tokens) == split_sentences(PAGE)
     assert plain.fingerprint != judge.fingerprint  # it moves scores, so a cache keeps them apart
+
+
+def test_scored_evidence_is_the_best_scored_windows_that_fit_in_premise_order() -> None:
+    pieces = [("a.", 5), ("b.", 5), ("c.", 30), ("d.", 5)]
+    assert select_scored(pieces, [0.1, 0.7, 0.9, 0.8], budget=12, most=2) == "b. d."  # c. does not fit
+    assert select_scored(pieces, [0.1, 0.7, 0.9, 0.8], budget=45, most=3) == "b. c. d."
+    assert select_scored(pieces, [0.5, 0.5, 0.5, 0.5], budget=12, most=2) == "a. b."  # ties: earlier first
+    assert select_scored(pieces, [0.1, 0.7, 0.9, 0.8], budget=6, most=2) is None  # one fits: nothing new
+
+
+def model_evidence_oracle(judge: NLIJudge, premise: str, claim: str, most: int) -> tuple[list[str], str]:
+    """The sentence windows and, from one unbatched pass each, the ``most`` best of them joined in order."""
+    sentences = split_sentences(premise)
+    scores = [float(direct_probs(judge, s, claim)[0]) for s in sentences]
+    best = sorted(sorted(range(len(sentences)), key=lambda i: (-scores[i], i))[:most])
+    return sentences, " ".join(sentences[i] for i in best)
+
+
+def test_model_ranked_evidence_window_is_scored_after_the_sentence_windows() -> None:
+    options = {"max_length": 64, "window_sentences": 1, "window_overlap": 0, "evidence_sentences": 2}
+    judge = tiny_judge(**options, evidence_ranking="model")
+    claim = "Hogwood directed the Academy of Ancient Music for thirty years"
+    sentences, evidence = model_evidence_oracle(judge, PAGE, claim, 2)
+    [scores] = judge.window_scores([Pair.support(claim, [PAGE])])
+    assert isinstance(scores, list) and len(scores[0]) == len(sentences) + 1
+    expected = [float(direct_probs(judge, w, claim)[0]) for w in [*sentences, evidence]]
+    assert scores[0] == pytest.approx(expected, abs=1e-5)
+    [verdict] = judge.judge([Pair.support(claim, [PAGE])])
+    assert verdict.score == pytest.approx(max(expected), abs=1e-5)
+    # In a batch beside other claims and premises the same claim gets the same windows and scores.
+    other = Pair.support("the weather was mild", [PAGE, PREMISE])
+    [_, again] = judge.window_scores([other, Pair.support(claim, [PAGE])])
+    assert isinstance(again, list) and again[0] == pytest.approx(scores[0], abs=1e-5)
+    both = tiny_judge(**options, evidence_ranking="both")
+    [scores_both] = both.window_scores([Pair.support(claim, [PAGE])])
+    words = both.windower.claim_windows(PAGE, claim, both.windower.claim(claim)[1])[-1]
+    assert words != evidence  # the random model ranks "The weather was mild" above the academy sentence
+    expected_both = [*expected[:-1], float(direct_probs(both, words, claim)[0]), expected[-1]]
+    assert isinstance(scores_both, list) and scores_both[0] == pytest.approx(expected_both, abs=1e-5)
+    prints = [j.fingerprint for j in (judge, both, tiny_judge(**options))]
+    assert all(prints[i] != prints[j] for i in range(3) for j in range(i))  # caches keep the three apart
+
+
+def test_model_ranked_evidence_needs_two_windows() -> None:
+    judge = tiny_judge(max_length=64, window_sentences=1, window_overlap=0, evidence_sentences=2,
+                       evidence_ranking="model")
+    [scores] = judge.window_scores([Pair.support("the cat sat", ["the cat sat on the mat."])])
+    assert isinstance(scores, list) and len(scores[0]) == 1
 
 
 def test_max_over_premises() -> None:
