@@ -5,7 +5,8 @@ the max over a premise's windows and over premises, the metric (``claim_scoring:
 On SummEdits the trained MiniLM judge ranks the edits of one document at 0.66 AUC but all of them pooled at
 0.62 (``benchmarks/results/train_nli.md``): what it loses is in putting documents on one scale, and an answer
 with more claims (more chances of a low one) or a premise with more windows (more chances of a high one) is
-a candidate cause. Each rule in :data:`RULES` corrects for one of those, with no labels and per answer only.
+a candidate cause, and so is a source whose every sentence the model half-believes. Each rule in :data:`RULES`
+corrects for one of those, with no labels and per answer only.
 
 Step 1 runs the judge once per set (:meth:`NLIJudge.window_scores`: the judge's own windows and forward
 passes; the metric's own claim splitting) and keeps the arrays in ``--work``, so a second run with other rules
@@ -86,10 +87,21 @@ def window_count(b: float) -> Rule:
     return rule
 
 
+def window_contrast(beta: float) -> Rule:
+    """Each premise's max window logit less ``beta`` times the mean logit of its windows: how far the best
+    evidence stands above the premise's usual sentence, so a source whose every sentence the model half-believes
+    (a transcript, a short chat) does not lift all its answers alike."""
+    def rule(answer: Windows) -> float:
+        return min(max(_sigmoid(float(_logit(w.max()) - beta * np.mean(_logit(w)))) for w in claim)
+                   for claim in answer)
+    return rule
+
+
 RULES: dict[str, Rule] = {
     "judge": judge, "mean": mean, "softmin 1": softmin(1.0), "softmin 0.3": softmin(0.3),
     "claims +0.5 log n": claim_count(0.5), "claims +1 log n": claim_count(1.0),
     "windows -0.5 log m": window_count(0.5), "windows -1 log m": window_count(1.0),
+    "contrast 0.25": window_contrast(0.25), "contrast 0.5": window_contrast(0.5), "contrast 1": window_contrast(1.0),
 }
 
 

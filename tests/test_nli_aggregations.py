@@ -61,3 +61,8 @@ def test_rules_by_hand(aggregations: ModuleType) -> None:
     assert aggregations.window_count(1.0)(two) == pytest.approx(min(lowered, 0.6))
     assert aggregations.softmin(1e-3)(two) == pytest.approx(0.6, abs=1e-3)  # t -> 0: the min
     assert aggregations.judge(two) < aggregations.softmin(1.0)(two) < aggregations.mean(two) + 0.1
+    # contrast: 0.8 against windows of mean logit (log .25 + log 4) / 2 = 0, so unmoved; 0.6 alone -> 0.5 at beta 1
+    assert aggregations.window_contrast(1.0)(one) == pytest.approx(0.8)
+    third = math.log(0.4 / 0.6) - (math.log(0.3 / 0.7) + math.log(0.1 / 0.9) + math.log(0.4 / 0.6)) / 3
+    assert aggregations.window_contrast(1.0)(two) == pytest.approx(min(0.8, max(0.5, 1 / (1 + math.exp(-third)))))
+    assert aggregations.window_contrast(0.0)(two) == pytest.approx(aggregations.judge(two))
