@@ -181,9 +181,10 @@ class NLIJudge(Judge):
                 if not group:
                     continue
                 groups.append(group)
-                plain = self.windower.windows(premise, claim_tokens)
-                if self.model_evidence and len(plain) > 1:
-                    ranked.append((group, claim, plain, claim_tokens))
+                if self.model_evidence:
+                    plain = self.windower.windows(premise, claim_tokens)  # cached by claim_windows above
+                    if len(plain) > 1:
+                        ranked.append((group, claim, plain, claim_tokens))
             per_pair.append(groups if groups else "no premise text to judge against")
         self._warn_truncated(truncated)
         scores = self._row_scores(self.scorer.probabilities([w for w, _ in rows], [c for _, c in rows]))
@@ -197,6 +198,7 @@ class NLIJudge(Judge):
         the new ones in a second pass; ``scores`` extended to cover them."""
         assert self.model_evidence is not None
         new: dict[tuple[str, str], int] = {}
+        self.windower.prepare(w for _, _, plain, _ in ranked for w in plain)  # token counts, in one batched call
         for group, claim, plain, claim_tokens in ranked:
             pieces = [(w, self.windower.tokens(w)) for w in plain]
             text = select_scored(pieces, scores[group[: len(plain)]].tolist(), self.windower.budget(claim_tokens),
