@@ -25,7 +25,9 @@ v19, v10's command line with ``--claim-edits 0.3`` (hard negatives made by editi
 time budget at 4,359 steps in 85.3 min on a slower day, mean 0.744, 4 sets won, SummEdits 0.630; 2026-12-06.
 v20, v10's command line again on another machine: 5,049 steps in 64.8 min, mean 0.747, 5 sets won (CoGenSumm
 0.583), SummEdits 0.631; with ``evidence_ranking=model``: mean 0.730, 4 sets won, SummEdits 0.590; with
-``evidence_ranking=both``: mean 0.743, 5 sets won, SummEdits 0.611; 2026-12-07.)
+``evidence_ranking=both``: mean 0.743, 5 sets won, SummEdits 0.611; 2026-12-07.
+v21, v10's command line with ``--dilute 0.4`` instead of 0.2: 5,049 steps in 77.8 min, mean 0.729, 4 sets won,
+SummEdits 0.571 (within a document 0.642); 2026-12-07.)
 (v7, the same at lr 5e-5: 5,049 steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against
 v10's 0.749, 5 sets won against 6.
 v4, v7 without --dilute: 5,635 steps, mean 0.734. v3, without --bf16 and --extrinsic and with --augment 0.3:
