@@ -39,10 +39,10 @@ Step 2 scores every set of ``../shared/data/faithfulness/`` through
 ``--claim-scoring`` (``min`` scores an answer by its weakest claim) and any ``--nli-option``; each heuristic in
 every claim scoring (``score``, ``min``, ``label``), and the best of those is the bar the nli judge must clear.
 It prints AUC-ROC per set, the mean, and on how many sets the nli judge beats both heuristics; each set's JSON
-line also holds the nli judge's AUC per ``meta.domain`` and within a document (``nli_by_group``). A sample the
-metric skipped counts as 0.5 (``--questions drop``, passed to every judge, skips answers made of questions
-only). ``--per-set N`` scores a seeded, label-stratified subsample of N samples per set, the same one for
-every judge.
+line also holds the nli judge's AUC per ``meta.domain``, pooled with each domain left out, and within a document
+(``nli_by_group``). A sample the metric skipped counts as 0.5 (``--questions drop``, passed to every judge,
+skips answers made of questions only). ``--per-set N`` scores a seeded, label-stratified subsample of N samples
+per set, the same one for every judge.
 
 Run (the issue-4 table; scoring the nine sets in full takes 10 to 20 minutes on two threads)::
 
@@ -153,7 +153,8 @@ def by_group(data: Path, got: dict[str, float | None]) -> dict[str, float]:
 
     Pooled AUC mixes two things: ranking an answer against others on the same document, and putting different
     documents on one scale. SummEdits makes several edited summaries of each document, so the two can be told
-    apart there; a group with one label has no AUC and is left out.
+    apart there; a group with one label has no AUC and is left out. ``without D`` is the pooled AUC with domain D
+    left out, which names the domain whose scores sit off the others' scale.
     """
     rows, values, _ = filled(data, got)
     domains: dict[str, list[tuple[int, float]]] = {}
@@ -165,6 +166,11 @@ def by_group(data: Path, got: dict[str, float | None]) -> dict[str, float]:
             domains.setdefault(f"domain {domain}", []).append(pair)
         documents.setdefault(row["contexts"][0] if row["contexts"] else "", []).append(pair)
     out = {name: _group_auc(pairs) for name, pairs in sorted(domains.items()) if _two_labels(pairs)}
+    if len(domains) > 1:
+        for name in sorted(domains):
+            rest = [pair for other, pairs in domains.items() if other != name for pair in pairs]
+            if _two_labels(rest):
+                out[f"without {name.removeprefix('domain ')}"] = _group_auc(rest)
     ranked = [pairs for pairs in documents.values() if _two_labels(pairs)]
     if ranked:
         weight = sum(len(pairs) for pairs in ranked)

@@ -27,6 +27,8 @@ def test_by_group_weights_documents_by_size_and_skips_one_label_groups(
     assert out["documents ranked"] == 2
     assert out["domain x"] == pytest.approx(5 / 6, abs=1e-4)  # 0.9 beats all three negatives, 0.2 two of them
     assert "domain y" not in out  # positives only
+    assert out["without y"] == pytest.approx(5 / 6, abs=1e-4)  # domain x alone
+    assert "without x" not in out  # what is left, domain y, has positives only
 
 
 def test_by_group_is_empty_when_every_row_has_its_own_document(
