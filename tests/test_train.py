@@ -262,13 +262,15 @@ def test_resume_continues_from_the_checkpoint(tmp_path: Path, tiny_base: Path, d
     ({"weights": {"sick": -1.0}}, "weight"),
     ({"weights": {"sick": float("nan")}}, "weight"),
     ({"framing": 2.0}, "framing"),
+    ({"transcript": -0.5}, "transcript"),
     ({"augment": 0.5, "edits": ("number", "typo")}, "edits"),
     ({"attention_dropout": 1.0}, "attention_dropout"),
     ({"attention_dropout": -0.1}, "attention_dropout"),
     ({"average_from": 1.0}, "average_from"),  # the mean of nothing
     ({"average_from": -0.5}, "average_from"),
 ], ids=["augment>1", "extrinsic<0", "extrinsic-alone", "negative-weight", "nan-weight", "framing>1",
-        "unknown-edit", "attention-dropout-1", "attention-dropout<0", "average-from-1", "average-from<0"])
+        "transcript<0", "unknown-edit", "attention-dropout-1", "attention-dropout<0", "average-from-1",
+        "average-from<0"])
 def test_settings_that_would_do_nothing_or_nonsense_are_refused(tmp_path: Path, settings: dict[str, object],
                                                                 key: str) -> None:
     from ragjudge.train import check_config, train
@@ -445,9 +447,9 @@ def test_cli_registers_train() -> None:
     from ragjudge.cli import build_parser
 
     args = build_parser().parse_args(["train", "--data", "x.jsonl", "--output", "out", "--weight", "sick=0.5",
-                                      "--edits", "number, foreign-name", "--framing", "0.2"])
+                                      "--edits", "number, foreign-name", "--framing", "0.2", "--transcript", "0.5"])
     assert args.command == "train" and args.data == ["x.jsonl"] and args.weight == ["sick=0.5"]
-    assert (args.edits, args.framing) == ("number, foreign-name", 0.2)
+    assert (args.edits, args.framing, args.transcript) == ("number, foreign-name", 0.2, 0.5)
     assert (args.attention_dropout, args.freeze_embeddings) == (None, False)  # the base's dropout, all trained
     args = build_parser().parse_args(["train", "--data", "x.jsonl", "--output", "out", "--attention-dropout", "0",
                                       "--freeze-embeddings"])

@@ -44,6 +44,9 @@ def register(subparsers: Any) -> None:
                         "foreign-name, lexical (default: the first four; lexical needs the train extra)")
     p.add_argument("--framing", type=float, default=0.0, metavar="FRACTION",
                    help="also add this fraction of examples with the claim framed as a dialogue turn ('yes, ...')")
+    p.add_argument("--transcript", type=float, default=0.0, metavar="FRACTION",
+                   help="also add this fraction of examples with the premise told as a chat by its opening "
+                        "character ('Oliver: I am a cat.'), for judging summaries of dialogues")
     p.add_argument("--paraphrase", type=float, default=0.0, metavar="FRACTION",
                    help="make this fraction of the --augment pairs from a synonym-swapped sentence (train extra)")
     p.add_argument("--dilute", type=float, default=0.0, metavar="FRACTION",
@@ -98,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         val_size=args.val_size, patience=args.patience, eval_every=args.eval_every,
         save_every=args.save_every, max_time=args.max_time, max_steps=args.max_steps, augment=args.augment,
         extrinsic=args.extrinsic,
-        edits=edits, framing=args.framing, paraphrase=args.paraphrase, dilute=args.dilute, pair_loss=args.pair_loss,
+        edits=edits, framing=args.framing, transcript=args.transcript, paraphrase=args.paraphrase,
+        dilute=args.dilute, pair_loss=args.pair_loss,
         claim_edits=args.claim_edits,
         weights=_weights(args.weight), threads=args.threads, bf16=args.bf16,
         attention_dropout=args.attention_dropout, freeze_embeddings=args.freeze_embeddings,
