@@ -154,7 +154,8 @@ def by_group(data: Path, got: dict[str, float | None]) -> dict[str, float]:
     Pooled AUC mixes two things: ranking an answer against others on the same document, and putting different
     documents on one scale. SummEdits makes several edited summaries of each document, so the two can be told
     apart there; a group with one label has no AUC and is left out. ``without D`` is the pooled AUC with domain D
-    left out, which names the domain whose scores sit off the others' scale.
+    left out, which names the domain whose scores sit off the others' scale, and ``mean D, label K`` the mean
+    score of domain D's rows labelled K, which says whether it sits high (over-trusted) or low (under-trusted).
     """
     rows, values, _ = filled(data, got)
     domains: dict[str, list[tuple[int, float]]] = {}
@@ -171,6 +172,10 @@ def by_group(data: Path, got: dict[str, float | None]) -> dict[str, float]:
             rest = [pair for other, pairs in domains.items() if other != name for pair in pairs]
             if _two_labels(rest):
                 out[f"without {name.removeprefix('domain ')}"] = _group_auc(rest)
+    for name, pairs in sorted(domains.items()):
+        for label in sorted({label for label, _ in pairs}):
+            scores = [value for y, value in pairs if y == label]
+            out[f"mean {name.removeprefix('domain ')}, label {label}"] = sum(scores) / len(scores)
     ranked = [pairs for pairs in documents.values() if _two_labels(pairs)]
     if ranked:
         weight = sum(len(pairs) for pairs in ranked)

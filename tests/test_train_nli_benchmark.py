@@ -29,6 +29,8 @@ def test_by_group_weights_documents_by_size_and_skips_one_label_groups(
     assert "domain y" not in out  # positives only
     assert out["without y"] == pytest.approx(5 / 6, abs=1e-4)  # domain x alone
     assert "without x" not in out  # what is left, domain y, has positives only
+    assert out["mean x, label 1"] == pytest.approx(0.55) and out["mean x, label 0"] == pytest.approx(0.7 / 3, abs=1e-4)
+    assert out["mean y, label 1"] == pytest.approx(0.35) and "mean y, label 0" not in out
 
 
 def test_by_group_is_empty_when_every_row_has_its_own_document(
