@@ -196,6 +196,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", help="a trained judge directory (skips training)")
     parser.add_argument("--output", default="/work/tmp/nli/minilm", help="where to train (without --model)")
+    parser.add_argument("--set", action="append", help="score only this set (by name; repeatable; default: all nine)")
     parser.add_argument("--per-set", type=int, help="stratified subsample size per set (default: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work", default="/work/tmp/nli/bench", help="scratch directory")
@@ -231,7 +232,11 @@ def main() -> None:
     # those is the one to beat (so no choice of aggregation can flatter the trained judge).
     runs = [("nli", nli, args.claim_scoring)] + [(h, [], m) for h in ("overlap", "tfidf") for m in modes]
     table = []
-    for path in sorted((SHARED / "faithfulness").glob("*.jsonl")):
+    paths = [p for p in sorted((SHARED / "faithfulness").glob("*.jsonl")) if not args.set or p.stem in args.set]
+    if not paths:
+        raise SystemExit(f"no faithfulness set {'named ' + ', '.join(args.set) + ' ' if args.set else ''}under "
+                         f"{SHARED / 'faithfulness'} (expected the shared data next to the repository)")
+    for path in paths:
         data = subsample(path, args.per_set, args.seed, work)
         row: dict[str, object] = {"set": path.stem}
         for name, options, mode in runs:
