@@ -27,7 +27,10 @@ v20, v10's command line again on another machine: 5,049 steps in 64.8 min, mean 
 0.583), SummEdits 0.631; with ``evidence_ranking=model``: mean 0.730, 4 sets won, SummEdits 0.590; with
 ``evidence_ranking=both``: mean 0.743, 5 sets won, SummEdits 0.611; 2026-12-07.
 v21, v10's command line with ``--dilute 0.4`` instead of 0.2: 5,049 steps in 77.8 min, mean 0.729, 4 sets won,
-SummEdits 0.571 (within a document 0.642); 2026-12-07.)
+SummEdits 0.571 (within a document 0.642); 2026-12-07.
+a0 / a1, an A/B of ``--transcript 1.0 --weight transcript=3`` on an AVX2-only EPYC: the float32 recipe cut to
+``--max-steps 1800``, one thread each side by side (72-73 min): SummEdits 0.545 / 0.568, within a document
+0.593 / 0.633, validation AUC 0.787 / 0.808; the other sets not scored; 2026-12-07.)
 (v7, the same at lr 5e-5: 5,049 steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against
 v10's 0.749, 5 sets won against 6.
 v4, v7 without --dilute: 5,635 steps, mean 0.734. v3, without --bf16 and --extrinsic and with --augment 0.3:
@@ -39,9 +42,10 @@ Step 2 scores every set of ``../shared/data/faithfulness/`` through
 ``--claim-scoring`` (``min`` scores an answer by its weakest claim) and any ``--nli-option``; each heuristic in
 every claim scoring (``score``, ``min``, ``label``), and the best of those is the bar the nli judge must clear.
 It prints AUC-ROC per set, the mean, and on how many sets the nli judge beats both heuristics; each set's JSON
-line also holds the nli judge's AUC per ``meta.domain``, pooled with each domain left out, and within a document
-(``nli_by_group``). A sample the metric skipped counts as 0.5 (``--questions drop``, passed to every judge,
-skips answers made of questions only). ``--per-set N`` scores a seeded, label-stratified subsample of N samples
+line also holds the nli judge's AUC per ``meta.domain``, pooled with each domain left out, its mean score per
+domain and label, and within a document (``nli_by_group``); ``--set NAME`` scores only the named sets. A sample
+the metric skipped counts as 0.5 (``--questions drop``, passed to every judge, skips answers made of questions
+only). ``--per-set N`` scores a seeded, label-stratified subsample of N samples
 per set, the same one for every judge.
 
 Run (the issue-4 table; scoring the nine sets in full takes 10 to 20 minutes on two threads)::
