@@ -181,8 +181,8 @@ def _theirs(sentence: str, texts: list[str], names: list[list[str]], gender: str
     if not (opens_with_name or opens_with_pronoun):
         return False
     name_words = {w for n in names for w in n}
-    others = any(i and _CAPITALISED.fullmatch(w.split("'")[0]) and w.split("'")[0] not in _NOT_NAMES
-                 and w.split("'")[0] not in name_words for i, w in enumerate(texts))
+    stems = [_split(w)[0] for w in texts[1:]]
+    others = any(_CAPITALISED.fullmatch(s) and s not in _NOT_NAMES and s not in name_words for s in stems)
     inner = {_split(w.lower())[0] for w in texts[1:]}
     return not (others and inner & set(pronouns))  # "Oliver told Max that he ...": whose "he"?
 
