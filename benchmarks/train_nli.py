@@ -30,7 +30,10 @@ v21, v10's command line with ``--dilute 0.4`` instead of 0.2: 5,049 steps in 77.
 SummEdits 0.571 (within a document 0.642); 2026-12-07.
 a0 / a1, an A/B of ``--transcript 1.0 --weight transcript=3`` on an AVX2-only EPYC: the float32 recipe cut to
 ``--max-steps 1800``, one thread each side by side (72-73 min): SummEdits 0.545 / 0.568, within a document
-0.593 / 0.633, validation AUC 0.787 / 0.808; the other sets not scored; 2026-12-07.)
+0.593 / 0.633, validation AUC 0.787 / 0.808; the other sets not scored; 2026-12-07.
+v23, the float32 recipe with ``--transcript 1.0 --weight transcript=3`` fit to the AVX2-only EPYC
+(``--max-steps 3400``): 3,400 steps in 82.2 min, best validation AUC 0.835, mean 0.736, 4 sets won, SummEdits
+0.645 (the highest pooled yet; within a document 0.665); 2026-12-07.)
 (v7, the same at lr 5e-5: 5,049 steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against
 v10's 0.749, 5 sets won against 6.
 v4, v7 without --dilute: 5,635 steps, mean 0.734. v3, without --bf16 and --extrinsic and with --augment 0.3:
