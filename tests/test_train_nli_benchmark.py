@@ -72,3 +72,30 @@ def test_trained_for_says_when_the_time_bound_cut_the_recipe_short(
     (tmp_path / "ragjudge_nli.json").write_text(json.dumps(meta), encoding="utf-8")
     assert "of the recipe's" not in train_nli_benchmark.trained_for(tmp_path)
     assert "no ragjudge_nli.json" in train_nli_benchmark.trained_for(tmp_path / "missing")
+
+
+def test_hybrid_is_the_geometric_mean_and_skips_where_either_judge_skipped(train_nli_benchmark: ModuleType) -> None:
+    nli = {"a": 0.81, "b": 0.5, "c": None, "d": 0.3}
+    overlap = {"a": 0.25, "b": None, "c": 0.9}  # "d" missing: overlap wrote no row for it
+    assert train_nli_benchmark.hybrid(nli, overlap) == {"a": pytest.approx(0.45), "b": None, "c": None, "d": None}
+    assert train_nli_benchmark.hybrid({"a": -1e-7}, {"a": 0.5}) == {"a": 0.0}  # rounding below 0 is not a NaN
+
+
+def test_print_table_counts_wins_against_the_best_heuristic_for_nli_and_the_hybrid(
+    train_nli_benchmark: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key, modes = train_nli_benchmark.HYBRID_KEY, ["min", "score", "label"]
+
+    def row(name: str, nli: float, overlap: tuple[float, ...], tfidf: float, hybrid: float) -> dict[str, object]:
+        out: dict[str, object] = {"set": name, "n": 10, "nli": nli, key: hybrid}
+        out.update({f"overlap/{m}": v for m, v in zip(modes, overlap)})
+        out.update({f"tfidf/{m}": tfidf for m in modes})
+        return out
+
+    train_nli_benchmark.print_table([row("one", 0.7, (0.6, 0.8, 0.5), 0.65, 0.85),  # hybrid wins, nli loses
+                                     row("two", 0.9, (0.6, 0.6, 0.6), 0.95, 0.9)], modes)  # tfidf is the bar
+    lines = capsys.readouterr().out.splitlines()
+    assert "| one | 10 | 0.700 | 0.800 (score) | 0.650 (min) | 0.850 |" in lines
+    assert "| mean | | 0.800 | 0.700 | 0.800 | 0.875 |" in lines
+    assert "nli beats both heuristics on 0 of 2 sets" in lines
+    assert any(line.startswith(f"{key} (geometric mean") and line.endswith("beats both on 1 of 2") for line in lines)
