@@ -36,9 +36,11 @@ v23, the float32 recipe with ``--transcript 1.0 --weight transcript=3`` fit to t
 0.645 (the highest pooled yet; within a document 0.665); 2026-12-07.
 v24, v23's control without ``--transcript``: cut by the time budget at 3,318 steps in 85.3 min, best validation
 AUC 0.841, mean 0.733, 4 sets won (the same four), SummEdits 0.624 (within a document 0.655); 2026-12-07.
-v25, v23 with ``--seed 1``: cut at 2,924 steps in 85.3 min, SummEdits 0.598 (other sets not scored); so the
-transcripts' +0.02 on SummEdits (v23 - v24, and a1 - a0) is within the seed spread of this float32 schedule;
-2026-12-07.)
+v25, v23 with ``--seed 1``: cut at 2,924 steps in 85.3 min, mean 0.732, 4 sets won (the same four), SummEdits
+0.598, CLIFF 0.717; so the transcripts' +0.02 on SummEdits (v23 - v24, and a1 - a0) is within the seed spread of
+this float32 schedule (up to 0.05 a set between seeds); 2026-12-07.
+The hybrid column (nli x overlap) on v23 / v24 / v25: 8 / 6 / 7 sets won, mean 0.752 / 0.751 / 0.747, SummEdits
+0.598 / 0.592 / 0.563: more sets, less SummEdits; 2026-12-07.)
 (v7, the same at lr 5e-5: 5,049 steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against
 v10's 0.749, 5 sets won against 6.
 v4, v7 without --dilute: 5,635 steps, mean 0.734. v3, without --bf16 and --extrinsic and with --augment 0.3:
