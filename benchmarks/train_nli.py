@@ -341,5 +341,6 @@ def print_table(table: list[dict[str, object]], modes: list[str]) -> None:
     print(f"{HYBRID_KEY} (geometric mean of the nli score and {HYBRID[0]}'s at claim scoring {HYBRID[1]}, not the "
           f"trained judge alone) beats both on {wins[HYBRID_KEY]} of {len(table)}")
 
+
 if __name__ == "__main__":
     main()
