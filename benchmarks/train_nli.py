@@ -40,7 +40,11 @@ v25, v23 with ``--seed 1``: cut at 2,924 steps in 85.3 min, mean 0.732, 4 sets w
 0.598, CLIFF 0.717; so the transcripts' +0.02 on SummEdits (v23 - v24, and a1 - a0) is within the seed spread of
 this float32 schedule (up to 0.05 a set between seeds); 2026-12-07.
 The hybrid column (nli x overlap) on v23 / v24 / v25: 8 / 6 / 7 sets won, mean 0.752 / 0.751 / 0.747, SummEdits
-0.598 / 0.592 / 0.563: more sets, less SummEdits; 2026-12-07.)
+0.598 / 0.592 / 0.563: more sets, less SummEdits; 2026-12-07.
+v26, v24 with ``--seed 1`` (no transcripts): cut at 3,082 steps in 85.4 min, best validation AUC 0.826, mean
+0.741, 5 sets won (CLIFF 0.791 against overlap's 0.789), SummEdits 0.644, the best float32 judge so far; with
+v23-v26 as a two-seed A/B the transcripts move the mean by -0.003 and SummEdits by -0.013 (seed SD 0.018 a set),
+so the lever is not supported; 2026-12-07.)
 (v7, the same at lr 5e-5: 5,049 steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against
 v10's 0.749, 5 sets won against 6.
 v4, v7 without --dilute: 5,635 steps, mean 0.734. v3, without --bf16 and --extrinsic and with --augment 0.3:
