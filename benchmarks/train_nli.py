@@ -44,7 +44,11 @@ The hybrid column (nli x overlap) on v23 / v24 / v25: 8 / 6 / 7 sets won, mean 0
 v26, v24 with ``--seed 1`` (no transcripts): cut at 3,082 steps in 85.4 min, best validation AUC 0.826, mean
 0.741, 5 sets won (CLIFF 0.791 against overlap's 0.789), SummEdits 0.644, the best float32 judge so far; with
 v23-v26 as a two-seed A/B the transcripts move the mean by -0.003 and SummEdits by -0.013 (seed SD 0.018 a set),
-so the lever is not supported; 2026-12-07.)
+so the lever is not supported; 2026-12-07.
+v27, v10's command line with ``--seed 2`` (bf16): cut at 5,019 steps in 85.2 min, best validation AUC 0.857,
+mean 0.740, 5 sets won (WiCE by 0.0004; CLIFF and CoGenSumm lost), SummEdits 0.619; over the four bf16 runs of
+``TRAIN_ARGS`` (v10, v18, v20, v27): 5 sets won in three, mean 0.745 (SD 0.004), SummEdits 0.622 (SD 0.006);
+2026-12-07.)
 (v7, the same at lr 5e-5: 5,049 steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against
 v10's 0.749, 5 sets won against 6.
 v4, v7 without --dilute: 5,635 steps, mean 0.734. v3, without --bf16 and --extrinsic and with --augment 0.3:
