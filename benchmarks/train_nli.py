@@ -10,50 +10,11 @@ the recipe runs in float32 (:func:`on_this_cpu`): on an AVX2-only AMD EPYC the 8
 best validation AUC 0.822, mean 0.729 and 4 sets won (``benchmarks/results/train_nli.md``, 2026-12-03); with
 ``--attention-dropout 0 --freeze-embeddings``, which ``on_this_cpu`` now adds there, float32 made all 5,049
 steps in 79.9 min on an AVX-512 EPYC: best validation AUC 0.845, mean 0.741, 4 sets won.
-(v13, bf16 with both levers and ``--average-from 0.5``: 10,000 steps in 75.1 min on a faster AVX512-BF16 EPYC,
-best validation AUC 0.863, but mean 0.749 as v10's, 5 sets won, SummEdits 0.641, WiCE 0.702; 2026-12-05.
-v14, v10's command line with ``--average-from 0.5``: 5,011 steps in 58.2 min, mean 0.740, 5 sets won, SummEdits 0.627.
-v15, v10's command line with ``--freeze-embeddings`` alone: 5,049 steps in 82.1 min, mean 0.739, 4 sets won,
-SummEdits 0.612; 2026-12-06.
-v16, v10's command line with ``--attention-dropout 0`` alone: 5,049 steps in 72.4 min, mean 0.731, 4 sets won,
-SummEdits 0.612; 2026-12-06.
-v17, v10's command line with both levers, no averaging, an 85-minute schedule: early-stopped at 5,565 steps in
-71.5 min, mean 0.747, 5 sets won, SummEdits 0.626; 2026-12-06.
-v18, v10's command line with ``--seed 1``: 5,025 steps in 85.2 min, mean 0.743, 5 sets won (CoGenSumm 0.587,
-WiCE 0.707), SummEdits 0.617; 2026-12-06. So v10's sixth win is within seed noise.
-v19, v10's command line with ``--claim-edits 0.3`` (hard negatives made by editing entailed claims): cut by the
-time budget at 4,359 steps in 85.3 min on a slower day, mean 0.744, 4 sets won, SummEdits 0.630; 2026-12-06.
-v20, v10's command line again on another machine: 5,049 steps in 64.8 min, mean 0.747, 5 sets won (CoGenSumm
-0.583), SummEdits 0.631; with ``evidence_ranking=model``: mean 0.730, 4 sets won, SummEdits 0.590; with
-``evidence_ranking=both``: mean 0.743, 5 sets won, SummEdits 0.611; 2026-12-07.
-v21, v10's command line with ``--dilute 0.4`` instead of 0.2: 5,049 steps in 77.8 min, mean 0.729, 4 sets won,
-SummEdits 0.571 (within a document 0.642); 2026-12-07.
-a0 / a1, an A/B of ``--transcript 1.0 --weight transcript=3`` on an AVX2-only EPYC: the float32 recipe cut to
-``--max-steps 1800``, one thread each side by side (72-73 min): SummEdits 0.545 / 0.568, within a document
-0.593 / 0.633, validation AUC 0.787 / 0.808; the other sets not scored; 2026-12-07.
-v23, the float32 recipe with ``--transcript 1.0 --weight transcript=3`` fit to the AVX2-only EPYC
-(``--max-steps 3400``): 3,400 steps in 82.2 min, best validation AUC 0.835, mean 0.736, 4 sets won, SummEdits
-0.645 (the highest pooled yet; within a document 0.665); 2026-12-07.
-v24, v23's control without ``--transcript``: cut by the time budget at 3,318 steps in 85.3 min, best validation
-AUC 0.841, mean 0.733, 4 sets won (the same four), SummEdits 0.624 (within a document 0.655); 2026-12-07.
-v25, v23 with ``--seed 1``: cut at 2,924 steps in 85.3 min, mean 0.732, 4 sets won (the same four), SummEdits
-0.598, CLIFF 0.717; so the transcripts' +0.02 on SummEdits (v23 - v24, and a1 - a0) is within the seed spread of
-this float32 schedule (up to 0.05 a set between seeds); 2026-12-07.
-The hybrid column (nli x overlap) on v23 / v24 / v25: 8 / 6 / 7 sets won, mean 0.752 / 0.751 / 0.747, SummEdits
-0.598 / 0.592 / 0.563: more sets, less SummEdits; 2026-12-07.
-v26, v24 with ``--seed 1`` (no transcripts): cut at 3,082 steps in 85.4 min, best validation AUC 0.826, mean
-0.741, 5 sets won (CLIFF 0.791 against overlap's 0.789), SummEdits 0.644, the best float32 judge so far; with
-v23-v26 as a two-seed A/B the transcripts move the mean by -0.003 and SummEdits by -0.013 (seed SD 0.018 a set),
-so the lever is not supported; 2026-12-07.
-v27, v10's command line with ``--seed 2`` (bf16): cut at 5,019 steps in 85.2 min, best validation AUC 0.857,
-mean 0.740, 5 sets won (WiCE by 0.0004; CLIFF and CoGenSumm lost), SummEdits 0.619; over the four bf16 runs of
-``TRAIN_ARGS`` (v10, v18, v20, v27): 5 sets won in three, mean 0.745 (SD 0.004), SummEdits 0.622 (SD 0.006);
-2026-12-07.)
-(v7, the same at lr 5e-5: 5,049 steps in 85.2 min on a slower day, mean AUC on the nine sets 0.741 against
-v10's 0.749, 5 sets won against 6.
-v4, v7 without --dilute: 5,635 steps, mean 0.734. v3, without --bf16 and --extrinsic and with --augment 0.3:
-3,535 steps. v5, with --augment 0.5, all six --edits and --framing 0.1: mean 0.729; v6, v4 with --edits
-number,name,negation,lexical --paraphrase 0.5: mean 0.734 and SummEdits 0.609.)
+Every run since v3, with its command line and per-set table, is in ``benchmarks/results/train_nli.md``
+(newest first), not repeated here. In short: four bf16 runs of :data:`TRAIN_ARGS` (v10, v18, v20, v27; seeds
+0, 1, 0, 2) win 5 of the nine sets in three runs and 6 in one, mean AUC 0.745 (SD 0.004), SummEdits 0.622
+(SD 0.006); none of the levers tried on it (tail averaging, the float32 levers, claim edits, more dilution,
+transcript premises, evidence chosen by the model, schedules up to 10,000 steps) took SummEdits above 0.647.
 
 Step 2 scores every set of ``../shared/data/faithfulness/`` through
 ``ragjudge evaluate SET --config faith.yaml --judge NAME [--judge-option model=DIR]``: the nli judge once, with
